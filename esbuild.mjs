@@ -1,0 +1,57 @@
+// Builds the extension host bundle, the CLI and the webview; copies pdf.js's CMaps and standard fonts
+// next to the bundles so PDFs (CJK included) parse offline.
+import { build } from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+const out = path.resolve('dist');
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: true,
+  minify: production,
+  logLevel: 'warning',
+  // pdf.js probes for this optional native canvas package; text extraction never needs it.
+  external: ['vscode', '@napi-rs/canvas'],
+  // pdf.js uses import.meta.url only to require() that optional canvas package; in the CommonJS bundle
+  // it is empty, the probe fails quietly and no native module is loaded.
+  logOverride: { 'empty-import-meta': 'silent' },
+};
+
+fs.rmSync(out, { recursive: true, force: true });
+await Promise.all([
+  build({ ...common, entryPoints: { extension: 'src/extension.ts' }, outdir: out }),
+  build({
+    ...common,
+    entryPoints: { cli: 'src/cli/main.ts' },
+    outdir: out,
+    banner: { js: '#!/usr/bin/env node' },
+  }),
+  build({
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    sourcemap: true,
+    minify: production,
+    logLevel: 'warning',
+    entryPoints: { webview: 'webview/main.tsx' },
+    outdir: out,
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+  }),
+]);
+
+const pdfjsDir = path.dirname(require.resolve('pdfjs-dist/package.json'));
+for (const dir of ['cmaps', 'standard_fonts']) {
+  fs.cpSync(path.join(pdfjsDir, dir), path.join(out, 'pdfjs', dir), { recursive: true });
+}
+fs.chmodSync(path.join(out, 'cli.js'), 0o755);
+if (watch) console.log('watch mode is not supported; run npm run build again');

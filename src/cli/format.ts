@@ -1,0 +1,43 @@
+import type { BlockLocation, Document, FailedDocument } from '../index/model';
+
+export function formatLocation(l: BlockLocation | null): string {
+  if (!l) return '';
+  if (l.kind === 'page') return `page ${l.page}`;
+  return l.line_start === l.line_end ? `line ${l.line_start}` : `lines ${l.line_start}-${l.line_end}`;
+}
+
+function oneLine(text: string, max: number): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+export function formatFailure(f: FailedDocument): string {
+  return `${f.path}\n  FAILED at ${f.stage}: ${f.code} — ${f.message}`;
+}
+
+export function formatDocument(d: Document, registered: boolean, showBlocks = true): string {
+  const tokens = d.blocks.reduce((n, b) => n + b.token_count, 0);
+  const lines = [
+    d.path,
+    `  doc_id:   ${d.doc_id}${registered ? '' : '  (not registered yet: `docqa sources scan` assigns ids to source files)'}`,
+    `  title:    ${d.title}`,
+    `  source:   ${d.source_label}`,
+    `  format:   ${d.format}${d.encoding ? ` (${d.encoding})` : ''}${d.page_count ? `, ${d.page_count} pages` : ''}, ${d.byte_size} bytes`,
+    `  lang:     ${d.lang}`,
+    `  contents: ${d.sections.length} sections, ${d.blocks.length} blocks, ${tokens} tokens`,
+    '',
+    'Sections (direct/subtree blocks, tokens)',
+  ];
+  for (const s of d.sections) {
+    lines.push(`${'  '.repeat(s.depth)}[${s.ordinal}] ${s.title}  — ${s.direct_blocks}/${s.subtree_blocks} blocks, ${s.direct_tokens}/${s.subtree_tokens} tokens${s.location ? `, ${formatLocation(s.location)}` : ''}`);
+    if (s.first_sentence) lines.push(`${'  '.repeat(s.depth)}    “${oneLine(s.first_sentence, 100)}”`);
+  }
+  if (showBlocks) {
+    lines.push('', 'Blocks');
+    for (const b of d.blocks) {
+      lines.push(`  #${b.block_index} ${d.doc_id}#${b.block_id}  ${formatLocation(b.location)}  ${b.token_count} tokens  [${b.section_path}]`);
+      lines.push(`      ${oneLine(b.text, 110)}`);
+    }
+  }
+  return lines.join('\n');
+}

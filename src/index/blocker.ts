@@ -1,0 +1,163 @@
+import type { BlockLocation, ChunkingParams } from './model';
+import type { Unit } from './parsed-document';
+import { splitSentences } from './sentences';
+import { countTokens } from './tokenizer';
+
+/** A block before it gets its id and section path. */
+export interface DraftBlock {
+  section: number;
+  text: string;
+  tokens: number;
+  location: BlockLocation;
+}
+
+interface Piece extends DraftBlock {
+  unitKind: Unit['kind'];
+}
+
+/** Cuts `text[start,end)` at a code-point boundary (never between a surrogate pair). */
+function safeCut(text: string, at: number): number {
+  const c = text.charCodeAt(at);
+  return c >= 0xdc00 && c <= 0xdfff ? at - 1 : at;
+}
+
+/** Splits a single run of text that is itself over the limit into pieces of at most maxTokens. */
+function hardSplit(text: string, maxTokens: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let start = 0;
+  while (start < text.length) {
+    const rest = countTokens(text.slice(start));
+    if (rest <= maxTokens) {
+      out.push([start, text.length]);
+      break;
+    }
+    let len = Math.max(1, Math.floor(((text.length - start) * maxTokens) / rest));
+    let end = safeCut(text, start + len);
+    while (end > start + 1 && countTokens(text.slice(start, end)) > maxTokens) {
+      len = Math.max(1, Math.floor(len * 0.85));
+      end = safeCut(text, start + len);
+    }
+    if (end <= start) end = start + 1;
+    out.push([start, end]);
+    start = end;
+  }
+  return out;
+}
+
+/** Natural split points of an oversized unit: sentences for prose, lines for everything else. */
+function segments(unit: Unit): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let pos = 0;
+  const parts = unit.kind === 'prose' ? splitSentences(unit.text) : unit.text.split(/(?<=\n)/);
+  for (const p of parts) {
+    out.push([pos, pos + p.length]);
+    pos += p.length;
+  }
+  return out;
+}
+
+function lineOf(text: string, offset: number, firstLine: number): number {
+  let line = firstLine;
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+function pieceFrom(unit: Unit, start: number, end: number): Piece | null {
+  const raw = unit.text.slice(start, end);
+  const lead = raw.length - raw.trimStart().length;
+  const text = raw.trim();
+  if (text.length === 0) return null;
+  let location: BlockLocation = unit.location;
+  if (unit.location.kind === 'lines') {
+    const s = start + lead;
+    const e = s + text.length - 1;
+    location = {
+      kind: 'lines',
+      line_start: lineOf(unit.text, s, unit.location.line_start),
+      line_end: lineOf(unit.text, e, unit.location.line_start),
+    };
+  }
+  return { section: unit.section, text, tokens: countTokens(text), location, unitKind: unit.kind };
+}
+
+/** A unit over max_tokens becomes pieces of about target_tokens, cut at sentences or lines. */
+function splitUnit(unit: Unit, tokens: number, p: ChunkingParams): Piece[] {
+  if (tokens <= p.max_tokens) {
+    const text = unit.text.trim();
+    return text ? [{ section: unit.section, text, tokens, location: unit.location, unitKind: unit.kind }] : [];
+  }
+  // Break segments that are themselves too long, then pack greedily up to the target.
+  const fine: Array<[number, number, number]> = [];
+  for (const [s, e] of segments(unit)) {
+    const t = countTokens(unit.text.slice(s, e));
+    if (t <= p.max_tokens) fine.push([s, e, t]);
+    else for (const [hs, he] of hardSplit(unit.text.slice(s, e), p.max_tokens)) fine.push([s + hs, s + he, countTokens(unit.text.slice(s + hs, s + he))]);
+  }
+  const pieces: Piece[] = [];
+  let curStart = -1;
+  let curEnd = -1;
+  let curTokens = 0;
+  const flush = () => {
+    if (curStart < 0) return;
+    const piece = pieceFrom(unit, curStart, curEnd);
+    if (piece) {
+      if (piece.tokens <= p.max_tokens) pieces.push(piece);
+      else for (const [hs, he] of hardSplit(unit.text.slice(curStart, curEnd), p.max_tokens)) {
+        const sub = pieceFrom(unit, curStart + hs, curStart + he);
+        if (sub) pieces.push(sub);
+      }
+    }
+    curStart = -1;
+    curTokens = 0;
+  };
+  for (const [s, e, t] of fine) {
+    if (curStart >= 0 && curTokens + t > p.target_tokens) flush();
+    if (curStart < 0) curStart = s;
+    curEnd = e;
+    curTokens += t;
+  }
+  flush();
+  return pieces;
+}
+
+function sameSpan(a: BlockLocation, b: BlockLocation): boolean {
+  return a.kind === b.kind && (a.kind !== 'page' || a.page === (b as { page: number }).page);
+}
+
+function mergeLocation(a: BlockLocation, b: BlockLocation): BlockLocation {
+  if (a.kind === 'lines' && b.kind === 'lines') return { kind: 'lines', line_start: a.line_start, line_end: b.line_end };
+  return a;
+}
+
+/**
+ * Units → blocks. A block never crosses a section boundary (or a PDF page); a unit over max_tokens is
+ * split; a tiny unit merges with its neighbour in the same section while the block stays within the
+ * target. Every block ends at or under max_tokens.
+ */
+export function buildBlocks(units: readonly Unit[], params: ChunkingParams): DraftBlock[] {
+  const out: DraftBlock[] = [];
+  let cur: DraftBlock | null = null;
+  for (const unit of units) {
+    const tokens = countTokens(unit.text);
+    for (const piece of splitUnit(unit, tokens, params)) {
+      if (
+        cur &&
+        cur.section === piece.section &&
+        sameSpan(cur.location, piece.location) &&
+        (cur.tokens < params.min_tokens || piece.tokens < params.min_tokens) &&
+        cur.tokens + piece.tokens < params.target_tokens
+      ) {
+        const text: string = `${cur.text}\n\n${piece.text}`;
+        const merged = countTokens(text);
+        if (merged <= params.max_tokens) {
+          cur = { section: cur.section, text, tokens: merged, location: mergeLocation(cur.location, piece.location) };
+          out[out.length - 1] = cur;
+          continue;
+        }
+      }
+      cur = { section: piece.section, text: piece.text, tokens: piece.tokens, location: piece.location };
+      out.push(cur);
+    }
+  }
+  return out;
+}

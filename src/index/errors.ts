@@ -1,0 +1,69 @@
+/**
+ * Errors are values with codes. Ingestion failures are not exceptions to the batch: each becomes a
+ * `failed_documents` entry `{path, stage, code, message}` and the rest of the batch goes on.
+ */
+
+/** Where in the pipeline a document failed. Later stages (embed, index) are added by the index build. */
+export const INGEST_STAGES = ['read', 'decode', 'parse', 'block', 'embed', 'index'] as const;
+export type IngestStage = (typeof INGEST_STAGES)[number];
+
+/** What was wrong with a document that could not be ingested. */
+export const INGEST_ERROR_CODES = [
+  'not_found',
+  'unreadable',
+  'empty',
+  'too_large',
+  'binary',
+  'encoding',
+  'unsupported_format',
+  'encrypted',
+  'corrupt',
+  'no_text',
+  'internal',
+  'upstream_unavailable',
+  'symlink_loop',
+] as const;
+export type IngestErrorCode = (typeof INGEST_ERROR_CODES)[number];
+
+export class DocQaError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** A document-level ingestion failure; the caller turns it into a failed_documents entry. */
+export class IngestError extends DocQaError {
+  override readonly code: IngestErrorCode;
+  readonly stage: IngestStage;
+  constructor(stage: IngestStage, code: IngestErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.stage = stage;
+    this.code = code;
+  }
+}
+
+/** Persisted state that cannot be read: wrong version, truncated, invalid. Never silently replaced. */
+export class StoreError extends DocQaError {
+  constructor(
+    code: 'store_corrupt' | 'store_future_version' | 'store_locked' | 'store_io',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(code, message, options);
+  }
+}
+
+/** A user-supplied argument was wrong (CLI exit 2 / tool `invalid_argument`). */
+export class UsageError extends DocQaError {
+  constructor(message: string) {
+    super('invalid_argument', message);
+  }
+}
+
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

@@ -1,0 +1,44 @@
+import fs from 'node:fs/promises';
+import writeFileAtomic from 'write-file-atomic';
+import { z } from 'zod';
+import { StoreError, errorMessage } from './errors';
+
+/**
+ * Every persisted file is `{ formatVersion, ... }`. Writes go to a temp file, are fsynced and renamed
+ * over the target, so a crash leaves either the old or the new file, never a torn one. Reads reject a
+ * future version and anything that does not match its schema, naming the file; nothing is silently reset.
+ */
+export async function readVersioned<T extends z.ZodType>(file: string, currentVersion: number, schema: T): Promise<z.infer<T> | null> {
+  let raw: string;
+  try {
+    raw = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new StoreError('store_io', `cannot read ${file}: ${errorMessage(err)}`, { cause: err });
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch (err) {
+    throw new StoreError('store_corrupt', `${file} is not valid JSON (truncated or damaged): ${errorMessage(err)}`, { cause: err });
+  }
+  const version = (data as { formatVersion?: unknown } | null)?.formatVersion;
+  if (typeof version !== 'number') throw new StoreError('store_corrupt', `${file} has no formatVersion`);
+  if (version > currentVersion) {
+    throw new StoreError('store_future_version', `${file} has formatVersion ${version}, newer than this DocQA understands (${currentVersion}); upgrade DocQA`);
+  }
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new StoreError('store_corrupt', `${file} does not match its schema at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
+}
+
+export async function writeVersioned<T extends { formatVersion: number }>(file: string, data: T): Promise<void> {
+  try {
+    await writeFileAtomic(file, `${JSON.stringify(data, null, 2)}\n`, { fsync: true });
+  } catch (err) {
+    throw new StoreError('store_io', `cannot write ${file}: ${errorMessage(err)}`, { cause: err });
+  }
+}

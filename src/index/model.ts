@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { INGEST_ERROR_CODES, INGEST_STAGES } from './errors';
+
+/** Where a block sits in its source, so a citation can open the exact spot. Lines and pages are 1-based. */
+export const LineRange = z.object({ kind: z.literal('lines'), line_start: z.number().int().min(1), line_end: z.number().int().min(1) });
+export type LineRange = z.infer<typeof LineRange>;
+export const PageLocation = z.object({ kind: z.literal('page'), page: z.number().int().min(1) });
+export type PageLocation = z.infer<typeof PageLocation>;
+export const BlockLocation = z.discriminatedUnion('kind', [LineRange, PageLocation]);
+export type BlockLocation = z.infer<typeof BlockLocation>;
+
+export const Block = z.object({
+  block_id: z.string(),
+  block_index: z.number().int().min(0),
+  section_path: z.string(),
+  text: z.string(),
+  token_count: z.number().int().min(0),
+  location: BlockLocation,
+});
+export type Block = z.infer<typeof Block>;
+
+export const Section = z.object({
+  path: z.string(),
+  title: z.string(),
+  /** 1-based position in document (pre-)order. */
+  ordinal: z.number().int().min(1),
+  /** 1 for a top-level section. */
+  depth: z.number().int().min(1),
+  parent_path: z.string().nullable(),
+  direct_blocks: z.number().int().min(0),
+  subtree_blocks: z.number().int().min(0),
+  direct_tokens: z.number().int().min(0),
+  subtree_tokens: z.number().int().min(0),
+  first_sentence: z.string(),
+  /** Where the section starts in the source (heading line or outline page), when known. */
+  location: BlockLocation.nullable(),
+});
+export type Section = z.infer<typeof Section>;
+
+export const DocumentFormat = z.enum(['markdown', 'text', 'pdf']);
+export type DocumentFormat = z.infer<typeof DocumentFormat>;
+
+export const Lang = z.enum(['zh', 'en', 'ja', 'mixed', 'und']);
+export type Lang = z.infer<typeof Lang>;
+
+export const Document = z.object({
+  doc_id: z.string(),
+  /** Absolute path of the file this document was read from. */
+  path: z.string(),
+  title: z.string(),
+  source_label: z.string(),
+  aliases: z.array(z.string()),
+  lang: Lang,
+  format: DocumentFormat,
+  /** sha256 of the file's bytes: the document's content identity. */
+  content_hash: z.string(),
+  byte_size: z.number().int().min(0),
+  /** Encoding the text was decoded from (text formats), or null for PDF. */
+  encoding: z.string().nullable(),
+  page_count: z.number().int().min(1).nullable(),
+  sections: z.array(Section),
+  blocks: z.array(Block),
+});
+export type Document = z.infer<typeof Document>;
+
+export const FailedDocument = z.object({
+  path: z.string(),
+  stage: z.enum(INGEST_STAGES),
+  code: z.enum(INGEST_ERROR_CODES),
+  message: z.string(),
+});
+export type FailedDocument = z.infer<typeof FailedDocument>;
+
+/** Block sizing, in tokens of the index tokenizer. Recorded in the snapshot manifest. */
+export const ChunkingParams = z
+  .object({
+    target_tokens: z.number().int().min(16).default(256),
+    max_tokens: z.number().int().min(32).default(512),
+    /** Neighbouring units smaller than this merge within a section while the result stays <= target. */
+    min_tokens: z.number().int().min(0).default(48),
+  })
+  .refine((p) => p.target_tokens <= p.max_tokens, { message: 'target_tokens must not exceed max_tokens' })
+  .refine((p) => p.min_tokens <= p.target_tokens, { message: 'min_tokens must not exceed target_tokens' });
+export type ChunkingParams = z.infer<typeof ChunkingParams>;
+
+export const IngestOptions = z.object({
+  chunking: ChunkingParams.default({ target_tokens: 256, max_tokens: 512, min_tokens: 48 }),
+  /** Files larger than this fail with `too_large` before they are read. */
+  max_file_bytes: z.number().int().min(1).default(64 * 1024 * 1024),
+});
+export type IngestOptions = z.infer<typeof IngestOptions>;
+export const DEFAULT_INGEST_OPTIONS: IngestOptions = IngestOptions.parse({});

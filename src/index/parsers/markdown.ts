@@ -1,0 +1,132 @@
+import MarkdownIt, { type Token } from 'markdown-it';
+import { parse as parseYaml } from 'yaml';
+import { IngestError } from '../errors';
+import type { SectionDraft, Unit, UnitKind } from '../parsed-document';
+import { PREAMBLE_TITLE } from '../parsed-document';
+import { decodeText } from '../text-decode';
+import type { DocumentParser } from './parser';
+import { toLines, unitFromLines } from './lines';
+
+// CommonMark + GFM tables; HTML recognised as HTML so it is not mistaken for prose.
+const md = new MarkdownIt({ html: true });
+
+/** VitePress/markdown-it-container fences (`::: tip`, `:::`) are layout, not content. */
+const CONTAINER_FENCE = /^\s*:::/;
+/** Explicit heading anchors `## Title {#id}` (VitePress, Pandoc). */
+const HEADING_ANCHOR = /\s*\{#[^}]*\}\s*$/;
+/** Script and style blocks are code the page runs, not text a reader reads. */
+const SCRIPT_OR_STYLE = /^\s*<(script|style)\b/i;
+
+interface FrontMatter {
+  /** Number of lines the front matter occupies (0 when absent). */
+  lines: number;
+  title: string | null;
+}
+
+function readFrontMatter(lines: readonly string[]): FrontMatter {
+  if (lines[0]?.trim() !== '---') return { lines: 0, title: null };
+  for (let i = 1; i < lines.length; i++) {
+    const l = lines[i]!.trim();
+    if (l === '---' || l === '...') {
+      let title: string | null = null;
+      try {
+        const data: unknown = parseYaml(lines.slice(1, i).join('\n'));
+        if (data && typeof data === 'object' && 'title' in data) {
+          const t = (data as { title: unknown }).title;
+          if (typeof t === 'string' && t.trim()) title = t.trim();
+        }
+      } catch {
+        // A malformed front matter block is still front matter; only its title is lost.
+      }
+      return { lines: i + 1, title };
+    }
+  }
+  return { lines: 0, title: null };
+}
+
+/** Plain text of a heading's inline content: text and code spans, markup dropped. */
+function inlineText(token: Token | undefined): string {
+  if (!token?.children) return token?.content ?? '';
+  let out = '';
+  for (const c of token.children) {
+    if (c.type === 'text' || c.type === 'code_inline') out += c.content;
+    else if (c.type === 'softbreak' || c.type === 'hardbreak') out += ' ';
+  }
+  return out.replace(HEADING_ANCHOR, '').trim();
+}
+
+const BLOCK_KIND: Record<string, UnitKind> = {
+  paragraph_open: 'prose',
+  bullet_list_open: 'list',
+  ordered_list_open: 'list',
+  blockquote_open: 'quote',
+  table_open: 'table',
+  fence: 'code',
+  code_block: 'code',
+};
+
+export const markdownParser: DocumentParser = {
+  format: 'markdown',
+  extensions: ['.md', '.markdown', '.mdown', '.mkd', '.mdx'],
+  async parse(bytes, ctx) {
+    ctx.signal?.throwIfAborted();
+    const { text, encoding } = decodeText(bytes);
+    const lines = toLines(text);
+    const fm = readFrontMatter(lines);
+    // Blank out the front matter so markdown-it's line map still matches the file's lines.
+    const body = lines.map((l, i) => (i < fm.lines ? '' : l)).join('\n');
+    let tokens: Token[];
+    try {
+      tokens = md.parse(body, {});
+    } catch (err) {
+      throw new IngestError('parse', 'corrupt', `Markdown could not be parsed: ${String(err)}`, { cause: err });
+    }
+
+    const sections: SectionDraft[] = [];
+    const units: Unit[] = [];
+    const stack: Array<{ level: number; index: number }> = [];
+    let current = -1;
+    let firstHeading: { level: number; title: string } | null = null;
+    const add = (unit: Unit | null) => {
+      if (!unit) return;
+      if (current < 0) {
+        sections.push({ title: PREAMBLE_TITLE, parent: null, location: null });
+        current = sections.length - 1;
+      }
+      unit.section = current;
+      units.push(unit);
+    };
+
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i]!;
+      if (t.level !== 0 || !t.map) continue;
+      const [start, end] = t.map;
+      if (t.type === 'heading_open') {
+        const level = Number(t.tag.slice(1));
+        const title = inlineText(tokens[i + 1]);
+        firstHeading ??= { level, title };
+        while (stack.length && stack[stack.length - 1]!.level >= level) stack.pop();
+        sections.push({
+          title,
+          parent: stack.length ? stack[stack.length - 1]!.index : null,
+          location: { kind: 'lines', line_start: start + 1, line_end: end },
+        });
+        current = sections.length - 1;
+        stack.push({ level, index: current });
+        continue;
+      }
+      if (t.type === 'html_block') {
+        if (SCRIPT_OR_STYLE.test(t.content)) continue;
+        // Keep HTML that carries words; wrappers like <div class="options-api"> carry none.
+        if (t.content.replace(/<!--[\s\S]*?-->/g, '').replace(/<[^>]*>/g, '').trim().length === 0) continue;
+        add(unitFromLines(lines, start, end, current, 'prose', CONTAINER_FENCE));
+        continue;
+      }
+      const kind = BLOCK_KIND[t.type];
+      if (kind) add(unitFromLines(lines, start, end, current, kind, kind === 'code' ? undefined : CONTAINER_FENCE));
+    }
+    ctx.signal?.throwIfAborted();
+    const title = fm.title ?? (firstHeading && firstHeading.level === 1 && firstHeading.title ? firstHeading.title : null);
+    return { format: 'markdown', title, sections, units, encoding, pageCount: null };
+  },
+};

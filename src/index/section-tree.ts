@@ -1,0 +1,88 @@
+import type { Block, Section } from './model';
+import type { SectionDraft } from './parsed-document';
+import { firstSentence } from './sentences';
+
+export const PATH_SEPARATOR = ' > ';
+
+/** A title as it appears in a path: whitespace folded, the separator itself made harmless. */
+export function normalizeTitle(title: string): string {
+  const t = title.replace(/\s+/g, ' ').trim().replace(/ > /g, ' › ');
+  return t.length > 0 ? t : '(untitled)';
+}
+
+/**
+ * Gives every draft a unique path. Sibling titles that repeat become `Title (2)`, `Title (3)` … in
+ * document order, skipping any suffix a real sibling already uses, so paths are unique and stable.
+ */
+export function assignPaths(drafts: readonly SectionDraft[]): string[] {
+  const titles = drafts.map((d) => normalizeTitle(d.title));
+  const literal = new Map<string, Set<string>>();
+  const key = (parent: number | null) => (parent === null ? '' : String(parent));
+  drafts.forEach((d, i) => {
+    const k = key(d.parent);
+    if (!literal.has(k)) literal.set(k, new Set());
+    literal.get(k)!.add(titles[i]!);
+  });
+  const used = new Map<string, Set<string>>();
+  const paths: string[] = [];
+  drafts.forEach((d, i) => {
+    const k = key(d.parent);
+    if (!used.has(k)) used.set(k, new Set());
+    const taken = used.get(k)!;
+    const base = titles[i]!;
+    let name = base;
+    if (taken.has(name)) {
+      for (let n = 2; ; n++) {
+        name = `${base} (${n})`;
+        if (!taken.has(name) && !literal.get(k)!.has(name)) break;
+      }
+    }
+    taken.add(name);
+    paths.push(d.parent === null ? name : `${paths[d.parent]}${PATH_SEPARATOR}${name}`);
+  });
+  return paths;
+}
+
+/** Builds the section list (document order) with counts and first sentences from the final blocks. */
+export function buildSections(drafts: readonly SectionDraft[], paths: readonly string[], blocks: readonly Block[], blockSection: readonly number[]): Section[] {
+  const n = drafts.length;
+  const depth: number[] = [];
+  const directBlocks = new Array<number>(n).fill(0);
+  const directTokens = new Array<number>(n).fill(0);
+  const first = new Array<string | null>(n).fill(null);
+  for (const d of drafts) depth.push(d.parent === null ? 1 : depth[d.parent]! + 1);
+  blocks.forEach((b, bi) => {
+    const s = blockSection[bi]!;
+    directBlocks[s]!++;
+    directTokens[s]! += b.token_count;
+  });
+  const subtreeBlocks = [...directBlocks];
+  const subtreeTokens = [...directTokens];
+  for (let i = n - 1; i >= 0; i--) {
+    const p = drafts[i]!.parent;
+    if (p !== null) {
+      subtreeBlocks[p]! += subtreeBlocks[i]!;
+      subtreeTokens[p]! += subtreeTokens[i]!;
+    }
+  }
+  // The first block in a section's subtree, in document order, gives its first sentence.
+  blocks.forEach((b, bi) => {
+    for (let s: number | null = blockSection[bi]!; s !== null; s = drafts[s]!.parent) {
+      if (first[s] !== null) break;
+      first[s] = firstSentence(b.text);
+    }
+  });
+  return drafts.map((d, i) => ({
+    path: paths[i]!,
+    title: normalizeTitle(d.title),
+    ordinal: i + 1,
+    depth: depth[i]!,
+    parent_path: d.parent === null ? null : paths[d.parent]!,
+    direct_blocks: directBlocks[i]!,
+    subtree_blocks: subtreeBlocks[i]!,
+    direct_tokens: directTokens[i]!,
+    subtree_tokens: subtreeTokens[i]!,
+    first_sentence: first[i] ?? '',
+    location: d.location,
+  }));
+}

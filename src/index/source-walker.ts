@@ -1,0 +1,122 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import picomatch from 'picomatch';
+import { errorMessage } from './errors';
+import type { FailedDocument } from './model';
+import { SUPPORTED_EXTENSIONS } from './parsers/registry';
+import type { Source } from './sources';
+
+export interface SourceFile {
+  /** Absolute path (through symlinks as the user sees it). */
+  path: string;
+  /** Path relative to the source root, '/'-separated. */
+  relPath: string;
+  source: Source;
+}
+
+export interface WalkResult {
+  files: SourceFile[];
+  /** Entries that could not be walked (unreadable folders, symlink loops): reported, never fatal. */
+  problems: FailedDocument[];
+}
+
+/** Folders skipped even when hidden entries are included: dependency trees are never notes. */
+const ALWAYS_SKIPPED = new Set(['node_modules']);
+
+interface IgnoreLayer {
+  base: string;
+  rules: Ignore;
+}
+
+async function loadGitignore(dir: string): Promise<Ignore | null> {
+  try {
+    const text = await fs.readFile(path.join(dir, '.gitignore'), 'utf8');
+    return ignore().add(text);
+  } catch {
+    return null;
+  }
+}
+
+function ignoredBy(layers: readonly IgnoreLayer[], abs: string, isDir: boolean): boolean {
+  for (const l of layers) {
+    const rel = path.relative(l.base, abs).split(path.sep).join('/');
+    if (rel && l.rules.ignores(isDir ? `${rel}/` : rel)) return true;
+  }
+  return false;
+}
+
+/**
+ * Lists a source's files: recursive for folders, in a stable (sorted) order, honouring .gitignore files
+ * at every level, skipping hidden entries and node_modules by default, applying the source's include and
+ * exclude globs, and following symlinks while refusing to walk a folder twice (loops).
+ */
+export async function walkSource(source: Source, signal?: AbortSignal): Promise<WalkResult> {
+  if (source.kind === 'file') return { files: [{ path: source.path, relPath: path.basename(source.path), source }], problems: [] };
+  const files: SourceFile[] = [];
+  const problems: FailedDocument[] = [];
+  const defaultInclude = `**/*{${SUPPORTED_EXTENSIONS.join(',')}}`;
+  const include = picomatch(source.include.length ? source.include : [defaultInclude], { dot: true, nocase: true });
+  const exclude = source.exclude.length ? picomatch(source.exclude, { dot: true }) : () => false;
+  const visited = new Set<string>();
+
+  async function walk(dir: string, layers: IgnoreLayer[]): Promise<void> {
+    signal?.throwIfAborted();
+    let real: string;
+    try {
+      real = await fs.realpath(dir);
+    } catch (err) {
+      problems.push({ path: dir, stage: 'read', code: 'unreadable', message: `cannot resolve folder: ${errorMessage(err)}` });
+      return;
+    }
+    if (visited.has(real)) {
+      problems.push({ path: dir, stage: 'read', code: 'symlink_loop', message: `folder is reached again through a symlink (${real}); skipped` });
+      return;
+    }
+    visited.add(real);
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      problems.push({ path: dir, stage: 'read', code: 'unreadable', message: `cannot list folder: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}` });
+      return;
+    }
+    const gi = await loadGitignore(dir);
+    const here = gi ? [...layers, { base: dir, rules: gi }] : layers;
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      if (!source.include_hidden && e.name.startsWith('.')) continue;
+      if (ALWAYS_SKIPPED.has(e.name)) continue;
+      const abs = path.join(dir, e.name);
+      let isDir = e.isDirectory();
+      let isFile = e.isFile();
+      if (e.isSymbolicLink()) {
+        try {
+          const st = await fs.stat(abs);
+          isDir = st.isDirectory();
+          isFile = st.isFile();
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          problems.push({
+            path: abs,
+            stage: 'read',
+            code: code === 'ELOOP' ? 'symlink_loop' : 'unreadable',
+            message: code === 'ELOOP' ? 'symlink points back into itself' : `broken symlink: ${code ?? errorMessage(err)}`,
+          });
+          continue;
+        }
+      }
+      if (ignoredBy(here, abs, isDir)) continue;
+      const rel = path.relative(source.path, abs).split(path.sep).join('/');
+      if (isDir) {
+        if (exclude(rel) || exclude(`${rel}/`)) continue;
+        await walk(abs, here);
+      } else if (isFile && include(rel) && !exclude(rel)) {
+        files.push({ path: abs, relPath: rel, source });
+      }
+    }
+  }
+
+  await walk(source.path, []);
+  return { files, problems };
+}

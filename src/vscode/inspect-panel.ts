@@ -1,0 +1,48 @@
+import crypto from 'node:crypto';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { ingestFile } from '../index/ingest-file';
+import { DEFAULT_INGEST_OPTIONS, type Document } from '../index/model';
+import { type HostToWebview, WebviewToHost } from '../shared/webview-protocol';
+
+function html(webview: vscode.Webview, extensionUri: vscode.Uri): string {
+  const nonce = crypto.randomBytes(16).toString('base64');
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview.js'));
+  return `<!DOCTYPE html><html><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${webview.cspSource} 'nonce-${nonce}'; script-src 'nonce-${nonce}';">
+<style nonce="${nonce}">body{font-family:var(--vscode-font-family);color:var(--vscode-foreground)} .meta{opacity:.7;font-size:90%} pre{white-space:pre-wrap;background:var(--vscode-textCodeBlock-background);padding:6px} ul.sections{list-style:none;padding:0}</style>
+</head><body><div id="root"></div><script nonce="${nonce}" src="${script}"></script></body></html>`;
+}
+
+/** Opens the source at a block's location: its line range for text formats, the file for PDFs. */
+async function openBlock(doc: Document, index: number): Promise<void> {
+  const block = doc.blocks[index];
+  if (!block) return;
+  const uri = vscode.Uri.file(doc.path);
+  if (block.location.kind === 'lines') {
+    const range = new vscode.Range(block.location.line_start - 1, 0, block.location.line_end - 1, Number.MAX_SAFE_INTEGER);
+    await vscode.window.showTextDocument(uri, { selection: range, preview: true });
+  } else {
+    await vscode.commands.executeCommand('vscode.open', uri);
+  }
+}
+
+/** "DocQA: Inspect Document Structure": what a file becomes (sections, blocks, locations) in a webview. */
+export async function showInspectPanel(context: vscode.ExtensionContext, uri: vscode.Uri): Promise<void> {
+  const outcome = await ingestFile(uri.fsPath, { doc_id: '(unregistered)', source_label: path.basename(path.dirname(uri.fsPath)), aliases: [] }, DEFAULT_INGEST_OPTIONS);
+  const panel = vscode.window.createWebviewPanel('docqa.inspect', `Inspect: ${path.basename(uri.fsPath)}`, vscode.ViewColumn.Beside, {
+    enableScripts: true,
+    localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist')],
+  });
+  panel.webview.html = html(panel.webview, context.extensionUri);
+  const message: HostToWebview = outcome.ok
+    ? { type: 'inspect-result', path: uri.fsPath, document: outcome.document }
+    : { type: 'inspect-failure', failure: outcome.failure };
+  const sub = panel.webview.onDidReceiveMessage((raw: unknown) => {
+    const parsed = WebviewToHost.safeParse(raw);
+    if (!parsed.success) return;
+    if (parsed.data.type === 'ready') void panel.webview.postMessage(message);
+    else if (outcome.ok) void openBlock(outcome.document, parsed.data.block_index);
+  });
+  panel.onDidDispose(() => sub.dispose());
+}

@@ -28,7 +28,8 @@ function isCjk(ch: string | undefined): boolean {
 export function joinWrapped(a: string, b: string): string {
   if (a.length === 0) return b;
   if (b.length === 0) return a;
-  if (/\p{L}-$/u.test(a) && /^\p{Ll}/u.test(b)) return a.slice(0, -1) + b;
+  // "mem-" + "branes" is one word broken by the line; "Jean-" + "Paul" keeps its hyphen.
+  if (/\p{L}-$/u.test(a)) return /^\p{Ll}/u.test(b) ? a.slice(0, -1) + b : a + b;
   const last = [...a.slice(-2)].pop();
   const first = [...b.slice(0, 2)][0];
   if (isCjk(last) && isCjk(first)) return a + b;
@@ -65,10 +66,10 @@ function toLines(items: readonly TextItem[]): Line[] {
   return lines.filter((l) => l.text.length > 0);
 }
 
-function median(values: number[]): number | null {
+function lowerQuartile(values: number[]): number | null {
   if (values.length === 0) return null;
   const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
+  return s[Math.floor(s.length / 4)]!;
 }
 
 /** A paragraph-sized run of lines; `first` is the index of its first line on the page. */
@@ -86,12 +87,14 @@ const PAGE_NUMBER = /^[-–—]?\s*\d{1,4}\s*[-–—]?$/u;
  * heading (`breaks`: a break before and after that line) starts a new one.
  */
 function toParagraphs(lines: readonly Line[], page: number, breaks: ReadonlySet<number>): Paragraph[] {
+  // Line spacing of body text: a low quantile of the gaps between lines of one size, so that a short page
+  // with a few paragraph gaps does not take a paragraph gap for the line spacing.
   const gaps: number[] = [];
   for (let i = 1; i < lines.length; i++) {
     const g = lines[i - 1]!.y - lines[i]!.y;
-    if (g > 0) gaps.push(g);
+    if (g > 0 && Math.abs(lines[i - 1]!.size - lines[i]!.size) <= 0.5) gaps.push(g);
   }
-  const typical = median(gaps);
+  const typical = lowerQuartile(gaps);
   const out: Paragraph[] = [];
   let cur: Paragraph | undefined;
   lines.forEach((line, i) => {
@@ -205,6 +208,31 @@ function sectionFor(entries: readonly FlatEntry[], order: readonly number[], p: 
   return found;
 }
 
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/gu;
+
+/**
+ * Fonts without a Unicode mapping come out as raw glyph codes (control characters). A text layer that is
+ * mostly such codes is not text: the document fails rather than filling the index with noise; stray
+ * codes in otherwise good text are removed.
+ */
+function rejectGarbledText(pages: Line[][]): void {
+  let total = 0;
+  let garbled = 0;
+  for (const lines of pages)
+    for (const l of lines) {
+      total += l.text.length;
+      garbled += l.text.match(CONTROL)?.length ?? 0;
+    }
+  if (total > 0 && garbled / total > 0.2) {
+    throw new IngestError('parse', 'no_text', `PDF text layer is unreadable: ${Math.round((100 * garbled) / total)}% of its characters are glyph codes without a Unicode mapping`);
+  }
+  for (const lines of pages) {
+    for (const l of lines) l.text = l.text.replace(CONTROL, '').replace(/\s+/g, ' ').trim();
+    const kept = lines.filter((l) => l.text.length > 0);
+    lines.splice(0, lines.length, ...kept);
+  }
+}
+
 function pdfFailure(err: unknown): IngestError {
   const name = (err as { name?: string } | null)?.name ?? '';
   const msg = (err as { message?: string } | null)?.message ?? String(err);
@@ -253,6 +281,7 @@ export const pdfParser: DocumentParser = {
       if (pages.every((p) => p.length === 0)) {
         throw new IngestError('parse', 'no_text', `PDF has ${doc.numPages} page(s) but no extractable text (scanned images need OCR)`);
       }
+      rejectGarbledText(pages);
       const entries: FlatEntry[] = [];
       const outline = (await doc.getOutline().catch(() => null)) as OutlineNode[] | null;
       if (outline?.length) await flattenOutline(doc, outline, null, entries);

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ingestFile } from '../../src/index/ingest-file';
+import { joinWrapped } from '../../src/index/parsers/pdf';
+import { UNMERGED, blockView, fixture, ingestOk, outline } from '../helpers';
+
+describe('PDF parser', () => {
+  it('maps a nested outline with page-top destinations onto its heading lines, repairs wrapped and hyphenated lines', async () => {
+    const d = await ingestOk(fixture('pdf', 'photosynthesis-en.pdf'));
+    assert.equal(d.title, 'Photosynthesis Notes', 'title from the PDF metadata');
+    assert.equal(d.page_count, 3);
+    assert.deepEqual(outline(d), [
+      ['(preamble)', 1],
+      ['1 Light Reactions', 1],
+      ['2 Calvin Cycle', 1],
+      ['2 Calvin Cycle > 2.1 Carbon Fixation', 2],
+      ['2 Calvin Cycle > 2.2 Regeneration', 2],
+    ]);
+    assert.deepEqual(blockView(d), [
+      ['(preamble)', 'p1', 'Photosynthesis Notes'],
+      ['(preamble)', 'p1', 'Plants turn light into sugar. These notes follow the two stages.'],
+      ['1 Light Reactions', 'p1', '1 Light Reactions'],
+      ['1 Light Reactions', 'p1', 'Light reactions take place in the thylakoid membranes of the chloroplast. They convert light energy into chemical energy.'],
+      ['1 Light Reactions', 'p1', 'Water molecules are split and oxygen is released.'],
+      ['2 Calvin Cycle', 'p2', '2 Calvin Cycle'],
+      ['2 Calvin Cycle', 'p2', 'The Calvin cycle builds sugar from carbon dioxide.'],
+      ['2 Calvin Cycle > 2.1 Carbon Fixation', 'p2', '2.1 Carbon Fixation'],
+      ['2 Calvin Cycle > 2.1 Carbon Fixation', 'p2', 'The enzyme RuBisCO attaches carbon dioxide to ribulose bisphosphate.'],
+      ['2 Calvin Cycle > 2.2 Regeneration', 'p3', '2.2 Regeneration'],
+      ['2 Calvin Cycle > 2.2 Regeneration', 'p3', 'Most of the sugar is recycled to keep the cycle running.'],
+    ]);
+    assert.deepEqual(d.sections[3]!.location, { kind: 'page', page: 2 });
+  });
+
+  it('extracts Chinese set in a non-embedded CID font through the bundled CMaps, joining wrapped lines without spaces', async () => {
+    const d = await ingestOk(fixture('pdf', 'photosynthesis-zh.pdf'));
+    assert.equal(d.title, '光合作用笔记');
+    assert.equal(d.lang, 'zh');
+    assert.deepEqual(blockView(d), [
+      ['第一章 光反应', 'p1', '第一章 光反应'],
+      ['第一章 光反应', 'p1', '光反应发生在叶绿体的类囊体膜上，把光能转化为化学能。水被分解，释放出氧气。'],
+      ['第二章 卡尔文循环', 'p2', '第二章 卡尔文循环'],
+      ['第二章 卡尔文循环', 'p2', '卡尔文循环在叶绿体基质中进行，利用二氧化碳合成糖。'],
+    ]);
+    assert.equal(d.sections[0]!.first_sentence, '第一章 光反应');
+  });
+
+  it('reads a real nested outline (pdf.js nested_outline.pdf): 3 chapters × 2 subsections, one page each', async () => {
+    const d = await ingestOk(fixture('pdf', 'nested_outline.pdf'));
+    assert.deepEqual(outline(d), [
+      ['1. Introduction', 1],
+      ['1. Introduction > 1.1 Background', 2],
+      ['1. Introduction > 1.2 Motivation', 2],
+      ['2. Main Content', 1],
+      ['2. Main Content > 2.1 First Topic', 2],
+      ['2. Main Content > 2.2 Second Topic', 2],
+      ['3. Conclusion', 1],
+      ['3. Conclusion > 3.1 Summary', 2],
+      ['3. Conclusion > 3.2 Future Work', 2],
+    ]);
+    assert.deepEqual(
+      d.sections.map((s) => (s.location?.kind === 'page' ? s.location.page : null)),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9],
+    );
+    assert.deepEqual(
+      d.blocks.filter((b) => b.text.startsWith('Content for')).map((b) => [b.section_path, b.location.kind === 'page' && b.location.page]),
+      [
+        ['1. Introduction', 1],
+        ['1. Introduction > 1.1 Background', 2],
+        ['1. Introduction > 1.2 Motivation', 3],
+        ['2. Main Content', 4],
+        ['2. Main Content > 2.1 First Topic', 5],
+        ['2. Main Content > 2.2 Second Topic', 6],
+        ['3. Conclusion', 7],
+        ['3. Conclusion > 3.1 Summary', 8],
+        ['3. Conclusion > 3.2 Future Work', 9],
+      ],
+    );
+  });
+
+  it('a PDF without outline is one root section; every block has a page and stays under the token limit', async () => {
+    const d = await ingestOk(fixture('pdf', 'pdfjs_wikipedia.pdf'));
+    assert.equal(d.sections.length, 1);
+    assert.equal(d.sections[0]!.path, 'PDF.js - Wikipedia');
+    assert.ok(d.blocks.length >= 5);
+    assert.ok(d.blocks.every((b) => b.location.kind === 'page' && b.location.page === 1 && b.token_count <= 512));
+    assert.ok(d.blocks.some((b) => b.text.startsWith('PDF.js is a JavaScript library that renders Portable Document Format (PDF) files')));
+  });
+
+  it('a long PDF keeps page order and page numbers (pdkids.pdf, 55 pages)', async () => {
+    const d = await ingestOk(fixture('pdf', 'pdkids.pdf'));
+    assert.equal(d.page_count, 55);
+    const pages = d.blocks.map((b) => (b.location.kind === 'page' ? b.location.page : 0));
+    assert.deepEqual(pages, [...pages].sort((a, b) => a - b));
+    assert.equal(pages[0], 1);
+    assert.ok(pages[pages.length - 1]! >= 50);
+    assert.ok(d.blocks.every((b) => !/^\d+$/.test(b.text)), 'page numbers standing alone are dropped');
+  });
+
+  it('fails cleanly on a corrupt and on an encrypted PDF', async () => {
+    const id = { doc_id: 'x', source_label: 's', aliases: [] };
+    const broken = await ingestFile(fixture('bad', 'broken.pdf'), id, UNMERGED);
+    assert.deepEqual(broken.ok ? null : [broken.failure.stage, broken.failure.code], ['parse', 'corrupt']);
+    const enc = await ingestFile(fixture('bad', 'encrypted.pdf'), id, UNMERGED);
+    assert.deepEqual(enc.ok ? null : [enc.failure.stage, enc.failure.code], ['parse', 'encrypted']);
+    assert.match(enc.ok ? '' : enc.failure.message, /password/i);
+  });
+
+  it('joins wrapped lines: hyphenation repaired, no space between CJK characters, a space between words', () => {
+    assert.equal(joinWrapped('thylakoid mem-', 'branes'), 'thylakoid membranes');
+    assert.equal(joinWrapped('Jean-', 'Paul'), 'Jean-Paul');
+    assert.equal(joinWrapped('转化为', '化学能'), '转化为化学能');
+    assert.equal(joinWrapped('マ', 'クロ'), 'マクロ');
+    assert.equal(joinWrapped('light', 'energy'), 'light energy');
+  });
+});

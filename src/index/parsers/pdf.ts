@@ -208,6 +208,7 @@ function sectionFor(entries: readonly FlatEntry[], order: readonly number[], p: 
   return found;
 }
 
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/gu;
 
 /**

@@ -1,0 +1,32 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../helpers';
+
+export const CLI = path.join(__dirname, '..', '..', 'dist', 'cli.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI (what `npx docqa` runs) with a private data dir and HOME, never the user's. */
+export function makeCli(env: Record<string, string> = {}) {
+  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
+  const home = tempDir('docqa-home-');
+  const store = path.join(home, 'store');
+  const run = (args: string[], extraEnv: Record<string, string> = {}): CliResult => {
+    const r = spawnSync(process.execPath, [CLI, ...args], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: home, DOCQA_HOME: store, ...env, ...extraEnv },
+    });
+    return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  };
+  const json = <T = unknown>(args: string[]): T => {
+    const r = run(args);
+    if (r.code !== 0) throw new Error(`docqa ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+    return JSON.parse(r.stdout) as T;
+  };
+  return { run, json, home, store };
+}

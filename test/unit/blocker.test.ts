@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { buildBlocks } from '../../src/index/blocker';
+import type { Unit } from '../../src/index/parsed-document';
+import { countTokens } from '../../src/index/tokenizer';
+
+const params = { target_tokens: 64, max_tokens: 96, min_tokens: 16 };
+
+function linesUnit(text: string, line_start: number, section = 0, kind: Unit['kind'] = 'prose'): Unit {
+  return { section, kind, text, location: { kind: 'lines', line_start, line_end: line_start + text.split('\n').length - 1 } };
+}
+
+describe('buildBlocks', () => {
+  it('splits a long English paragraph at sentence boundaries, every piece within max tokens', () => {
+    const sentences = Array.from({ length: 30 }, (_, i) => `Sentence number ${i + 1} explains one more detail of the experiment.`);
+    const text = sentences.join(' ');
+    const blocks = buildBlocks([linesUnit(text, 10)], params);
+    assert.ok(blocks.length > 1);
+    for (const b of blocks) {
+      assert.ok(b.tokens <= params.max_tokens, `${b.tokens} tokens`);
+      assert.equal(b.tokens, countTokens(b.text));
+      assert.match(b.text, /^Sentence number \d+ .*experiment\.$/, 'pieces start and end on sentence boundaries');
+      assert.deepEqual(b.location, { kind: 'lines', line_start: 10, line_end: 10 });
+    }
+    assert.equal(blocks.map((b) => b.text).join(' '), text, 'nothing lost or duplicated');
+  });
+
+  it('splits a long Chinese paragraph at 。！？', () => {
+    const text = Array.from({ length: 40 }, (_, i) => `第${i + 1}条笔记说明实验的一个细节${i % 3 === 0 ? '！' : '。'}`).join('');
+    const blocks = buildBlocks([linesUnit(text, 3)], params);
+    assert.ok(blocks.length > 1);
+    for (const b of blocks) {
+      assert.ok(b.tokens <= params.max_tokens);
+      assert.match(b.text, /[。！]$/u);
+    }
+    assert.equal(blocks.map((b) => b.text).join(''), text);
+  });
+
+  it('splits long code at line boundaries with exact line ranges', () => {
+    const code = ['```js', ...Array.from({ length: 60 }, (_, i) => `const value${i} = compute(${i}, "some argument text");`), '```'].join('\n');
+    const blocks = buildBlocks([linesUnit(code, 100, 0, 'code')], params);
+    assert.ok(blocks.length > 1);
+    let expectedStart = 100;
+    for (const b of blocks) {
+      assert.ok(b.tokens <= params.max_tokens);
+      assert.equal(b.location.kind, 'lines');
+      if (b.location.kind !== 'lines') continue;
+      assert.equal(b.location.line_start, expectedStart, 'pieces tile the unit without gaps');
+      assert.equal(b.location.line_end - b.location.line_start + 1, b.text.split('\n').length);
+      assert.equal(b.text.split('\n')[0], code.split('\n')[b.location.line_start - 100]);
+      expectedStart = b.location.line_end + 1;
+    }
+    assert.equal(expectedStart, 162);
+  });
+
+  it('cuts a single run with no boundaries (no spaces, no sentence marks) by tokens, never splitting a surrogate pair', () => {
+    const text = '𠀀'.repeat(300) + 'x'.repeat(500);
+    const blocks = buildBlocks([linesUnit(text, 1)], params);
+    assert.ok(blocks.length > 2);
+    assert.ok(blocks.every((b) => b.tokens <= params.max_tokens && !/^[\udc00-\udfff]/.test(b.text) && !/[\ud800-\udbff]$/.test(b.text)));
+    assert.equal(blocks.map((b) => b.text).join(''), text);
+  });
+
+  it('merges tiny neighbours within a section up to the target, never across sections', () => {
+    const units = [linesUnit('Short one.', 1, 0), linesUnit('Short two.', 3, 0), linesUnit('Short three.', 5, 1), linesUnit('Short four.', 7, 1)];
+    const blocks = buildBlocks(units, params);
+    assert.deepEqual(
+      blocks.map((b) => [b.section, b.text, b.location]),
+      [
+        [0, 'Short one.\n\nShort two.', { kind: 'lines', line_start: 1, line_end: 3 }],
+        [1, 'Short three.\n\nShort four.', { kind: 'lines', line_start: 5, line_end: 7 }],
+      ],
+    );
+  });
+
+  it('does not merge across PDF pages', () => {
+    const page = (p: number, text: string): Unit => ({ section: 0, kind: 'prose', text, location: { kind: 'page', page: p } });
+    const blocks = buildBlocks([page(1, 'End of page one.'), page(2, 'Start of page two.')], params);
+    assert.equal(blocks.length, 2);
+  });
+
+  it('is deterministic', () => {
+    const text = Array.from({ length: 50 }, (_, i) => `Point ${i}: details follow here.`).join(' ');
+    assert.deepEqual(buildBlocks([linesUnit(text, 1)], params), buildBlocks([linesUnit(text, 1)], params));
+  });
+});

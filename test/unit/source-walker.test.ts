@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { walkSource } from '../../src/index/source-walker';
+import type { Source } from '../../src/index/sources';
+import { tempDir } from '../helpers';
+
+function tree(root: string, files: Record<string, string>): void {
+  for (const [rel, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), content);
+  }
+}
+
+function folder(root: string, extra: Partial<Source> = {}): Source {
+  return { id: 's1', kind: 'folder', path: root, label: 'notes', aliases: [], include: [], exclude: [], include_hidden: false, ...extra };
+}
+
+describe('walkSource', () => {
+  it('walks recursively in sorted order, keeps supported formats, honours nested .gitignore files, skips hidden folders and node_modules', async () => {
+    const root = tempDir();
+    tree(root, {
+      'b.md': '# b',
+      'a.txt': 'a',
+      'paper.PDF': '%PDF',
+      'image.png': 'x',
+      '.gitignore': 'drafts/\n*.tmp.md\n',
+      'drafts/d.md': '# d',
+      'x.tmp.md': '# x',
+      'sub/c.md': '# c',
+      'sub/.gitignore': 'private.md\n',
+      'sub/private.md': '# p',
+      '.obsidian/config.md': '# hidden',
+      'node_modules/pkg/README.md': '# dep',
+    });
+    const { files, problems } = await walkSource(folder(root));
+    assert.deepEqual(
+      files.map((f) => f.relPath),
+      ['a.txt', 'b.md', 'paper.PDF', 'sub/c.md'],
+    );
+    assert.deepEqual(problems, []);
+    const hidden = await walkSource(folder(root, { include_hidden: true }));
+    assert.ok(hidden.files.some((f) => f.relPath === '.obsidian/config.md'));
+    assert.ok(!hidden.files.some((f) => f.relPath.startsWith('node_modules/')));
+  });
+
+  it('applies include and exclude globs relative to the folder', async () => {
+    const root = tempDir();
+    tree(root, { 'week1/a.md': 'a', 'week1/b.txt': 'b', 'week2/c.md': 'c', 'archive/old.md': 'o' });
+    const only = await walkSource(folder(root, { include: ['**/*.md'], exclude: ['archive/**'] }));
+    assert.deepEqual(only.files.map((f) => f.relPath), ['week1/a.md', 'week2/c.md']);
+  });
+
+  it('reports symlink loops and broken links and goes on', async () => {
+    const root = tempDir();
+    tree(root, { 'a/note.md': '# n' });
+    fs.symlinkSync('..', path.join(root, 'a', 'loop'));
+    fs.symlinkSync(path.join(root, 'missing.md'), path.join(root, 'dangling.md'));
+    fs.symlinkSync(path.join(root, 'a', 'note.md'), path.join(root, 'linked.md'));
+    const { files, problems } = await walkSource(folder(root));
+    assert.deepEqual(files.map((f) => f.relPath), ['a/note.md', 'linked.md']);
+    assert.deepEqual(
+      problems.map((p) => [path.relative(root, p.path), p.code]),
+      [
+        ['a/loop', 'symlink_loop'],
+        ['dangling.md', 'unreadable'],
+      ],
+    );
+  });
+
+  it('a file source is just that file, whatever its extension', async () => {
+    const root = tempDir();
+    tree(root, { 'x.png': 'x' });
+    const { files } = await walkSource({ ...folder(path.join(root, 'x.png')), kind: 'file' });
+    assert.deepEqual(files.map((f) => f.relPath), ['x.png']);
+  });
+});

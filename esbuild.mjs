@@ -27,7 +27,7 @@ const common = {
 
 fs.rmSync(out, { recursive: true, force: true });
 await Promise.all([
-  build({ ...common, entryPoints: { extension: 'src/extension.ts' }, outdir: out }),
+  build({ ...common, entryPoints: { extension: 'src/extension.ts', 'ingest-worker': 'src/index/ingest-worker.ts' }, outdir: out }),
   build({
     ...common,
     entryPoints: { cli: 'src/cli/main.ts' },

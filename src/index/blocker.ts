@@ -1,7 +1,7 @@
 import type { BlockLocation, ChunkingParams } from './model';
 import type { Unit } from './parsed-document';
 import { splitSentences } from './sentences';
-import { countTokens } from './tokenizer';
+import { countJoined, countTokens, countWithTail, type TokenCount } from './tokenizer';
 
 /** A block before it gets its id and section path. */
 export interface DraftBlock {
@@ -12,7 +12,7 @@ export interface DraftBlock {
 }
 
 interface Piece extends DraftBlock {
-  unitKind: Unit['kind'];
+  count: TokenCount;
 }
 
 /** Cuts `text[start,end)` at a code-point boundary (never between a surrogate pair). */
@@ -67,6 +67,7 @@ function pieceFrom(unit: Unit, start: number, end: number): Piece | null {
   const lead = raw.length - raw.trimStart().length;
   const text = raw.trim();
   if (text.length === 0) return null;
+  const count = countWithTail(text);
   let location: BlockLocation = unit.location;
   if (unit.location.kind === 'lines') {
     const s = start + lead;
@@ -77,14 +78,16 @@ function pieceFrom(unit: Unit, start: number, end: number): Piece | null {
       line_end: lineOf(unit.text, e, unit.location.line_start),
     };
   }
-  return { section: unit.section, text, tokens: countTokens(text), location, unitKind: unit.kind };
+  return { section: unit.section, text, tokens: count.tokens, count, location };
 }
 
 /** A unit over max_tokens becomes pieces of about target_tokens, cut at sentences or lines. */
-function splitUnit(unit: Unit, tokens: number, p: ChunkingParams): Piece[] {
-  if (tokens <= p.max_tokens) {
-    const text = unit.text.trim();
-    return text ? [{ section: unit.section, text, tokens, location: unit.location, unitKind: unit.kind }] : [];
+function splitUnit(unit: Unit, p: ChunkingParams): Piece[] {
+  // Trimmed, so that joins can be counted from the parts (see countJoined).
+  const text = unit.text.trim();
+  const count = countWithTail(text);
+  if (count.tokens <= p.max_tokens) {
+    return text ? [{ section: unit.section, text, tokens: count.tokens, count, location: unit.location }] : [];
   }
   // Break segments that are themselves too long, then pack greedily up to the target.
   const fine: Array<[number, number, number]> = [];
@@ -129,35 +132,49 @@ function mergeLocation(a: BlockLocation, b: BlockLocation): BlockLocation {
   return a;
 }
 
+/** Pieces gathered into one block, with the exact count of their join. */
+interface OpenBlock {
+  section: number;
+  pieces: Piece[];
+  count: TokenCount;
+  location: BlockLocation;
+}
+
+const JOIN = '\n\n';
+
+function close(open: OpenBlock, out: DraftBlock[]): void {
+  const text = open.pieces.length === 1 ? open.pieces[0]!.text : open.pieces.map((p) => p.text).join(JOIN);
+  out.push({ section: open.section, text, tokens: open.count.tokens, location: open.location });
+}
+
 /**
  * Units → blocks. A block never crosses a section boundary (or a PDF page); a unit over max_tokens is
  * split; a tiny unit merges with its neighbour in the same section while the block stays within the
- * target. Every block ends at or under max_tokens.
+ * target. Every block ends at or under max_tokens, with its exact token count.
  */
 export function buildBlocks(units: readonly Unit[], params: ChunkingParams): DraftBlock[] {
   const out: DraftBlock[] = [];
-  let cur: DraftBlock | null = null;
+  let open: OpenBlock | null = null;
   for (const unit of units) {
-    const tokens = countTokens(unit.text);
-    for (const piece of splitUnit(unit, tokens, params)) {
+    for (const piece of splitUnit(unit, params)) {
       if (
-        cur &&
-        cur.section === piece.section &&
-        sameSpan(cur.location, piece.location) &&
-        (cur.tokens < params.min_tokens || piece.tokens < params.min_tokens) &&
-        cur.tokens + piece.tokens < params.target_tokens
+        open &&
+        open.section === piece.section &&
+        sameSpan(open.location, piece.location) &&
+        (open.count.tokens < params.min_tokens || piece.tokens < params.min_tokens)
       ) {
-        const text: string = `${cur.text}\n\n${piece.text}`;
-        const merged = countTokens(text);
-        if (merged <= params.max_tokens) {
-          cur = { section: cur.section, text, tokens: merged, location: mergeLocation(cur.location, piece.location) };
-          out[out.length - 1] = cur;
+        const joined = countJoined(open.count, JOIN, piece.count);
+        if (joined.tokens <= params.target_tokens) {
+          open.pieces.push(piece);
+          open.count = joined;
+          open.location = mergeLocation(open.location, piece.location);
           continue;
         }
       }
-      cur = { section: piece.section, text: piece.text, tokens: piece.tokens, location: piece.location };
-      out.push(cur);
+      if (open) close(open, out);
+      open = { section: piece.section, pieces: [piece], count: piece.count, location: piece.location };
     }
   }
+  if (open) close(open, out);
   return out;
 }

@@ -1,13 +1,13 @@
 import { type DataDir } from './data-dir';
 import { registerDocuments } from './doc-registry';
-import { contentHash, ingestBytes, readDocumentBytes } from './ingest-file';
-import { IngestError, errorMessage } from './errors';
+import type { IngestOutcome } from './ingest-file';
+import { createIngestPool, type IngestPool } from './ingest-pool';
 import type { Document, FailedDocument, IngestOptions } from './model';
 import { type SourceFile, walkSource } from './source-walker';
 import { loadSources, type Source } from './sources';
 
 export interface IngestProgress {
-  stage: 'walk' | 'read' | 'parse';
+  stage: 'walk' | 'parse';
   done: number;
   total: number;
 }
@@ -21,17 +21,19 @@ export interface IngestRun {
 export interface IngestRunOptions {
   signal?: AbortSignal;
   onProgress?: (p: IngestProgress) => void;
+  /** Where reading and parsing run; by default a pool of worker threads (in-process without a worker script). */
+  pool?: IngestPool;
 }
-
-/** File bytes kept between hashing and parsing; beyond this, files are read again. */
-const RETAINED_BYTES = 256 * 1024 * 1024;
 
 const byPath = <T extends { path: string }>(a: T, b: T) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
+/** Placeholder until the registry has seen every file's content hash (renames are matched by content). */
+const PENDING_ID = '';
+
 /**
- * Walks every source, reads and hashes each file, assigns stable doc_ids (persisted), then parses and
- * blocks each file. A bad file becomes a failed_documents entry and the batch goes on. Output is sorted
- * by path, so the same files give the same result.
+ * Walks every source, then reads, hashes, parses and blocks each file (in worker threads), then assigns
+ * stable doc_ids from the persisted registry. A bad file becomes a failed_documents entry and the batch
+ * goes on. Output is sorted by path, so the same files give the same result.
  */
 export async function ingestSources(dir: DataDir, options: IngestOptions, run: IngestRunOptions = {}): Promise<IngestRun> {
   const { signal, onProgress } = run;
@@ -47,43 +49,35 @@ export async function ingestSources(dir: DataDir, options: IngestOptions, run: I
   }
   const ordered = [...files.values()].sort(byPath);
 
-  // Ids need every file's hash first (renames are matched by content), so files are read twice unless
-  // they fit in a bounded in-memory cache.
-  const readable: Array<{ file: SourceFile; bytes: Uint8Array | null; hash: string }> = [];
-  let kept = 0;
-  for (const [i, file] of ordered.entries()) {
-    signal?.throwIfAborted();
-    onProgress?.({ stage: 'read', done: i, total: ordered.length });
-    try {
-      const bytes = await readDocumentBytes(file.path, options);
-      const keep = kept + bytes.length <= RETAINED_BYTES;
-      if (keep) kept += bytes.length;
-      readable.push({ file, bytes: keep ? bytes : null, hash: contentHash(bytes) });
-    } catch (err) {
-      if (err instanceof IngestError) failed.push({ path: file.path, stage: err.stage, code: err.code, message: err.message });
-      else failed.push({ path: file.path, stage: 'read', code: 'internal', message: errorMessage(err) });
+  const pool = run.pool ?? createIngestPool(options);
+  const outcomes: IngestOutcome[] = new Array(ordered.length);
+  const inFlight = new Set<Promise<void>>();
+  let done = 0;
+  try {
+    for (const [i, file] of ordered.entries()) {
+      signal?.throwIfAborted();
+      const identity = { doc_id: PENDING_ID, source_label: file.source.label, aliases: file.source.aliases };
+      const job: Promise<void> = pool.run(file.path, identity, signal).then((o) => {
+        outcomes[i] = o;
+        inFlight.delete(job);
+        onProgress?.({ stage: 'parse', done: ++done, total: ordered.length });
+      });
+      inFlight.add(job);
+      // Keep every worker busy with one job queued behind it, and no more documents than that in flight.
+      if (inFlight.size >= pool.size * 2) await Promise.race(inFlight);
     }
+    await Promise.all(inFlight);
+  } finally {
+    if (!run.pool) await pool.close();
   }
-  const ids = await registerDocuments(dir, readable.map((r) => ({ path: r.file.path, content_hash: r.hash })));
+  signal?.throwIfAborted();
 
   const documents: Document[] = [];
-  for (const [i, r] of readable.entries()) {
-    signal?.throwIfAborted();
-    onProgress?.({ stage: 'parse', done: i, total: readable.length });
-    let bytes = r.bytes;
-    if (!bytes) {
-      try {
-        bytes = await readDocumentBytes(r.file.path, options);
-      } catch (err) {
-        failed.push(err instanceof IngestError ? { path: r.file.path, stage: err.stage, code: err.code, message: err.message } : { path: r.file.path, stage: 'read', code: 'internal', message: errorMessage(err) });
-        continue;
-      }
-    }
-    r.bytes = null;
-    const outcome = await ingestBytes(r.file.path, bytes, { doc_id: ids.get(r.file.path)!, source_label: r.file.source.label, aliases: r.file.source.aliases }, options, signal);
-    if (outcome.ok) documents.push(outcome.document);
-    else failed.push(outcome.failure);
+  for (const o of outcomes) {
+    if (o.ok) documents.push(o.document);
+    else failed.push(o.failure);
   }
-  onProgress?.({ stage: 'parse', done: readable.length, total: readable.length });
+  const ids = await registerDocuments(dir, documents.map((d) => ({ path: d.path, content_hash: d.content_hash })));
+  for (const d of documents) d.doc_id = ids.get(d.path)!;
   return { sources, documents: documents.sort(byPath), failed_documents: failed.sort(byPath) };
 }

@@ -7,8 +7,12 @@ import { decodeText } from '../text-decode';
 import type { DocumentParser } from './parser';
 import { toLines, unitFromLines } from './lines';
 
-// CommonMark + GFM tables; HTML recognised as HTML so it is not mistaken for prose.
+// CommonMark + GFM tables; HTML recognised as HTML so it is not mistaken for prose. Blocks keep their
+// source text, so only block structure is needed: inline parsing (half of markdown-it's time) is off,
+// and heading titles are parsed inline one by one.
 const md = new MarkdownIt({ html: true });
+md.core.ruler.disable(['inline', 'linkify', 'replacements', 'smartquotes', 'text_join']);
+const inline = new MarkdownIt({ html: true });
 
 /** VitePress/markdown-it-container fences (`::: tip`, `:::`) are layout, not content. */
 const CONTAINER_FENCE = /^\s*:::/;
@@ -46,9 +50,9 @@ function readFrontMatter(lines: readonly string[]): FrontMatter {
 
 /** Plain text of a heading's inline content: text and code spans, markup dropped. */
 function inlineText(token: Token | undefined): string {
-  if (!token?.children) return token?.content ?? '';
+  const children = inline.parseInline(token?.content ?? '', {})[0]?.children ?? [];
   let out = '';
-  for (const c of token.children) {
+  for (const c of children) {
     if (c.type === 'text' || c.type === 'code_inline') out += c.content;
     else if (c.type === 'softbreak' || c.type === 'hardbreak') out += ' ';
   }

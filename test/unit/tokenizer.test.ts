@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { countTokens as libraryCount } from 'gpt-tokenizer/encoding/o200k_base';
+import { countJoined, countTokens, countWithTail } from '../../src/index/tokenizer';
+import { FIXTURES } from '../helpers';
+
+function walk(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+}
+
+describe('countTokens', () => {
+  it('equals the library’s whole-string o200k count on every Markdown and text fixture, paragraph by paragraph', () => {
+    const texts = walk(path.join(FIXTURES, 'markdown')).map((f) => fs.readFileSync(f, 'utf8').replace(/^\uFEFF/, ''));
+    texts.push('  leading spaces,\ttabs\r\nand CRLF  \n\n\n trailing   ', '数字 12345678 和 emoji 👩‍👩‍👧 以及 ｆｕｌｌｗｉｄｔｈ');
+    let checked = 0;
+    for (const t of texts) {
+      for (const piece of [t, ...t.split(/\n\n+/)]) {
+        assert.equal(countTokens(piece), libraryCount(piece), JSON.stringify(piece.slice(0, 80)));
+        checked++;
+      }
+    }
+    assert.ok(checked > 100);
+  });
+
+  it('counts a document that mentions special tokens such as <|endoftext|> instead of throwing', () => {
+    assert.throws(() => libraryCount('a <|endoftext|> b'), /special token/i);
+    assert.ok(countTokens('The GPT-2 separator is <|endoftext|> in the vocabulary.') > 5);
+  });
+
+  it('counts a join of two trimmed texts exactly from their parts', () => {
+    const paras = walk(path.join(FIXTURES, 'markdown'))
+      .flatMap((f) => fs.readFileSync(f, 'utf8').split(/\n\n+/))
+      .map((p) => p.trim())
+      .filter(Boolean);
+    paras.push('Ends with a dot.', '---', '1234', '你好。', '...', 'a/', '`code`', '> quote', '| t |', '- item', '/abc def', '//x', "'s good", '}', '/', '/ /', '—', 'x');
+    let checked = 0;
+    for (let i = 0; i + 1 < paras.length; i++) {
+      for (const j of [i + 1, (i * 7) % paras.length]) {
+        const a = paras[i]!;
+        const b = paras[j]!;
+        for (const sep of ['\n\n', '\n']) {
+          assert.equal(countJoined(countWithTail(a), sep, countWithTail(b)).tokens, countTokens(a + sep + b), JSON.stringify([a.slice(-30), sep, b.slice(0, 30)]));
+          checked++;
+        }
+      }
+    }
+    assert.ok(checked > 500);
+  });
+
+  it('chains joins exactly (the way a block grows), also through one-chunk and look-alike parts', () => {
+    const parts = ['--a--', '}', '//x', 'Intro.', '---', '/abc def', '你好。', 'x', '...', '- item'];
+    for (let start = 0; start < parts.length; start++) {
+      let acc = countWithTail(parts[start]!);
+      let text = parts[start]!;
+      for (let k = 1; k < parts.length; k++) {
+        const next = parts[(start + k) % parts.length]!;
+        acc = countJoined(acc, '\n\n', countWithTail(next));
+        text = `${text}\n\n${next}`;
+        assert.equal(acc.tokens, countTokens(text), JSON.stringify(text));
+        assert.deepEqual(acc, countWithTail(text));
+      }
+    }
+  });
+});

@@ -55,3 +55,10 @@ for (const dir of ['cmaps', 'standard_fonts']) {
 }
 fs.chmodSync(path.join(out, 'cli.js'), 0o755);
 if (watch) console.log('watch mode is not supported; run npm run build again');
+
+// npm links a package's own `bin` only for its dependants, not inside the package itself; link it here
+// so that `npx docqa` runs this build from the project folder.
+const binLink = path.resolve('node_modules', '.bin', 'docqa');
+fs.mkdirSync(path.dirname(binLink), { recursive: true });
+fs.rmSync(binLink, { force: true });
+fs.symlinkSync(path.relative(path.dirname(binLink), path.join(out, 'cli.js')), binLink);

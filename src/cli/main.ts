@@ -7,6 +7,7 @@ import { ingestSources } from '../index/ingest-sources';
 import { addSources, loadSources, removeSource } from '../index/sources';
 import { ingestOptionsFromEnv, resolveStore } from './cli-env';
 import { formatDocument, formatFailure } from './format';
+import pkg from '../../package.json';
 
 export interface CliIo {
   stdout: (s: string) => void;
@@ -23,6 +24,7 @@ function json(io: CliIo, value: unknown): void {
 function buildProgram(io: CliIo): Command {
   const program = new Command('docqa')
     .description('Ask questions about your own documents, with citations you can verify.')
+    .version(pkg.version)
     .option('--store <dir>', 'data directory (default $DOCQA_HOME, else ~/.docqa)')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })

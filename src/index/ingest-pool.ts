@@ -46,8 +46,15 @@ function inProcessPool(options: IngestOptions): IngestPool {
 
 interface Slot {
   worker: Worker;
-  busy: boolean;
+  /** Jobs sent and not answered yet. */
+  busy: number;
 }
+
+/**
+ * Two jobs per worker: while one waits for its file to be read, the other is parsed, and the next job is
+ * already there when one finishes.
+ */
+const JOBS_PER_WORKER = 2;
 
 interface Pending {
   resolve: (o: IngestOutcome) => void;
@@ -69,7 +76,7 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
   let closed = false;
 
   const spawn = (): Slot => {
-    const slot: Slot = { worker: new Worker(workerScript), busy: false };
+    const slot: Slot = { worker: new Worker(workerScript), busy: 0 };
     slot.worker.on('message', (msg: WorkerResponse) => {
       const p = pending.get(msg.id);
       if (!p) return;
@@ -101,15 +108,15 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
 
   // An idle worker must not keep the process alive; a busy one must, or a CLI run would end mid-job.
   function release(slot: Slot): void {
-    slot.busy = false;
-    slot.worker.unref();
+    slot.busy = Math.max(0, slot.busy - 1);
+    if (slot.busy === 0) slot.worker.unref();
     waiting.shift()?.();
   }
   async function acquire(): Promise<Slot> {
     for (;;) {
-      const free = slots.find((s) => !s.busy);
+      const free = slots.reduce<Slot | undefined>((best, s) => (s.busy < JOBS_PER_WORKER && (!best || s.busy < best.busy) ? s : best), undefined);
       if (free) {
-        free.busy = true;
+        free.busy++;
         return free;
       }
       await new Promise<void>((r) => waiting.push(r));

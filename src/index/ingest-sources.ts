@@ -63,8 +63,8 @@ export async function ingestSources(dir: DataDir, options: IngestOptions, run: I
         onProgress?.({ stage: 'parse', done: ++done, total: ordered.length });
       });
       inFlight.add(job);
-      // Keep every worker busy with one job queued behind it, and no more documents than that in flight.
-      if (inFlight.size >= pool.size * 2) await Promise.race(inFlight);
+      // Keep every worker fed, and no more documents than that in flight.
+      if (inFlight.size >= pool.size * 3) await Promise.race(inFlight);
     }
     await Promise.all(inFlight);
   } finally {

@@ -1,0 +1,203 @@
+/**
+ * A local OpenAI-compatible server for tests: `/v1/embeddings` and `/v1/chat/completions` (streaming and
+ * not) over real HTTP on 127.0.0.1 and a random port, recording every request and injecting faults on
+ * demand. It speaks the wire format the `openai` SDK and DeepSeek use; nothing about it is mocked in the
+ * client under test.
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Fault =
+  | { kind: 'rate_limit'; retryAfterSeconds: number }
+  | { kind: 'server_error' }
+  | { kind: 'hang' }
+  | { kind: 'malformed_json' }
+  | { kind: 'truncated_stream' }
+  | { kind: 'unauthorized' };
+
+export interface RecordedRequest {
+  path: string;
+  body: Record<string, unknown>;
+  /** Whether an Authorization header came (its value is never kept). */
+  authorized: boolean;
+}
+
+export type ChatScript = string | ((body: Record<string, unknown>) => string);
+
+export interface FakeServerOptions {
+  /** Default embedding size when the request gives no `dimensions`. */
+  dimensions?: number;
+  /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+}
+
+const WORD = /[a-z0-9]+|[\u3400-\u9fff]/giu;
+
+/**
+ * Deterministic embedding of a text: hashed bag of words and CJK character bigrams, L2-normalised. Texts
+ * sharing words land near each other, which is all retrieval tests need.
+ */
+export function fakeEmbedding(text: string, dims: number): number[] {
+  const v = new Float64Array(dims);
+  const toks = (text.toLowerCase().match(WORD) ?? []) as string[];
+  const feats: string[] = [];
+  for (let i = 0; i < toks.length; i++) {
+    const t = toks[i]!;
+    if (/^[\u3400-\u9fff]$/u.test(t)) {
+      feats.push(t);
+      const next = toks[i + 1];
+      if (next && /^[\u3400-\u9fff]$/u.test(next)) feats.push(t + next);
+    } else feats.push(t);
+  }
+  for (const f of feats) {
+    const h = crypto.createHash('md5').update(f).digest();
+    const idx = h.readUInt32LE(0) % dims;
+    v[idx]! += h[4]! & 1 ? 1 : -1;
+  }
+  let norm = 0;
+  for (const x of v) norm += x * x;
+  norm = Math.sqrt(norm) || 1;
+  return Array.from(v, (x) => x / norm);
+}
+
+export class FakeOpenAIServer {
+  readonly requests: RecordedRequest[] = [];
+  private readonly faults = new Map<string, Fault[]>();
+  private readonly chatScript: ChatScript[] = [];
+  private readonly sockets = new Set<import('node:net').Socket>();
+  private server: http.Server | null = null;
+  private port = 0;
+
+  constructor(private readonly options: FakeServerOptions = {}) {}
+
+  get baseURL(): string {
+    return `http://127.0.0.1:${this.port}/v1`;
+  }
+
+  /** Texts embedded so far, in request order. */
+  get embeddedInputs(): string[] {
+    return this.requests.filter((r) => r.path === '/v1/embeddings').flatMap((r) => r.body.input as string[]);
+  }
+
+  /** The next `times` requests to `path` ('/v1/embeddings' or '/v1/chat/completions') get this fault. */
+  inject(path: string, fault: Fault, times = 1): void {
+    const list = this.faults.get(path) ?? [];
+    for (let i = 0; i < times; i++) list.push(fault);
+    this.faults.set(path, list);
+  }
+
+  /** Replies for the next chat completions, in order. */
+  scriptChat(...replies: ChatScript[]): void {
+    this.chatScript.push(...replies);
+  }
+
+  async start(): Promise<this> {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+    } catch {
+      return this.json(res, 400, { error: { message: 'request body is not JSON', type: 'invalid_request_error' } });
+    }
+    const path = (req.url ?? '').split('?')[0]!;
+    const auth = req.headers.authorization;
+    this.requests.push({ path, body, authorized: typeof auth === 'string' && auth.length > 0 });
+    if (this.options.apiKey !== undefined && auth !== `Bearer ${this.options.apiKey}`) {
+      return this.json(res, 401, { error: { message: 'Authentication Fails (invalid api key)', type: 'authentication_error' } });
+    }
+    const fault = this.faults.get(path)?.shift();
+    if (fault) {
+      switch (fault.kind) {
+        case 'rate_limit':
+          res.setHeader('retry-after', String(fault.retryAfterSeconds));
+          return this.json(res, 429, { error: { message: 'Rate limit reached', type: 'rate_limit_error' } });
+        case 'server_error':
+          return this.json(res, 500, { error: { message: 'internal error', type: 'server_error' } });
+        case 'unauthorized':
+          return this.json(res, 401, { error: { message: 'Authentication Fails', type: 'authentication_error' } });
+        case 'hang':
+          return; // never answers; the client's deadline must end it
+        case 'malformed_json':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return void res.end('{"object": "list", "data": [');
+        case 'truncated_stream':
+          if (path !== '/v1/chat/completions') break;
+          return this.chat(res, body, true);
+      }
+    }
+    if (path === '/v1/embeddings') return this.embeddings(res, body);
+    if (path === '/v1/chat/completions') return this.chat(res, body, false);
+    return this.json(res, 404, { error: { message: `no route ${path}`, type: 'invalid_request_error' } });
+  }
+
+  private json(res: http.ServerResponse, status: number, value: unknown): void {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(value));
+  }
+
+  private embeddings(res: http.ServerResponse, body: Record<string, unknown>): void {
+    const input = body.input;
+    if (!Array.isArray(input) || input.some((x) => typeof x !== 'string')) {
+      return this.json(res, 400, { error: { message: 'input must be an array of strings', type: 'invalid_request_error' } });
+    }
+    const dims = typeof body.dimensions === 'number' ? body.dimensions : (this.options.dimensions ?? 64);
+    const asBase64 = body.encoding_format === 'base64';
+    const data = (input as string[]).map((text, index) => {
+      const vec = fakeEmbedding(text, dims);
+      return { object: 'embedding', index, embedding: asBase64 ? Buffer.from(new Float32Array(vec).buffer).toString('base64') : vec };
+    });
+    const tokens = (input as string[]).reduce((n, t) => n + Math.max(1, Math.ceil(t.length / 4)), 0);
+    this.json(res, 200, { object: 'list', data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+  }
+
+  private chat(res: http.ServerResponse, body: Record<string, unknown>, truncate: boolean): void {
+    const next = this.chatScript.shift();
+    if (next === undefined) return this.json(res, 500, { error: { message: 'fake server: no scripted reply left', type: 'server_error' } });
+    const content = typeof next === 'function' ? next(body) : next;
+    const messages = (body.messages as Array<{ content?: unknown }> | undefined) ?? [];
+    const promptTokens = Math.ceil(JSON.stringify(messages).length / 4);
+    const completionTokens = Math.max(1, Math.ceil(content.length / 4));
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+      prompt_cache_hit_tokens: 0,
+      prompt_cache_miss_tokens: promptTokens,
+    };
+    const id = `chatcmpl-${this.requests.length}`;
+    const model = body.model;
+    if (!body.stream) {
+      return this.json(res, 200, { id, object: 'chat.completion', created: 0, model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage });
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const send = (v: unknown) => res.write(`data: ${JSON.stringify(v)}\n\n`);
+    const pieces = content.match(/[\s\S]{1,12}/g) ?? [''];
+    send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+    res.write(': keep-alive\n\n');
+    const upTo = truncate ? Math.max(1, Math.floor(pieces.length / 2)) : pieces.length;
+    for (const p of pieces.slice(0, upTo)) send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { content: p }, finish_reason: null }] });
+    if (truncate) return void res.destroy();
+    send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+    const opts = body.stream_options as { include_usage?: boolean } | undefined;
+    if (opts?.include_usage) send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage });
+    res.end('data: [DONE]\n\n');
+  }
+}

@@ -4,10 +4,13 @@
  */
 import { ingestBench } from './ingest.bench';
 import { printTable, writeResults, type BenchRow } from './report';
+import { retrievalBench } from './retrieval.bench';
 
 async function main(): Promise<void> {
   const rows: BenchRow[] = [];
-  rows.push(...(await ingestBench()));
+  const only = process.argv[2];
+  if (!only || only === 'ingest') rows.push(...(await ingestBench()));
+  if (!only || only === 'retrieval') rows.push(...retrievalBench());
   printTable(rows);
   console.log(`\nwritten: ${writeResults(rows)}`);
 }

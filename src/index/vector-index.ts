@@ -1,0 +1,46 @@
+/**
+ * Exact vector search: one Float32Array of n × dims, rows L2-normalised at build, scanned with a plain dot
+ * product. Brute force is exact, deterministic and, at the sizes a learner's notes reach, within a small
+ * factor of the memory bandwidth floor (see bench).
+ */
+export function normalizeRows(matrix: Float32Array, dims: number): void {
+  for (let off = 0; off < matrix.length; off += dims) {
+    let s = 0;
+    for (let j = 0; j < dims; j++) s += matrix[off + j]! * matrix[off + j]!;
+    const inv = s > 0 ? 1 / Math.sqrt(s) : 0;
+    for (let j = 0; j < dims; j++) matrix[off + j]! *= inv;
+  }
+}
+
+export class VectorIndex {
+  constructor(
+    readonly matrix: Float32Array,
+    readonly dims: number,
+  ) {
+    if (dims <= 0 || matrix.length % dims !== 0) throw new Error(`vector matrix of ${matrix.length} floats is not a multiple of ${dims}`);
+  }
+
+  get size(): number {
+    return this.matrix.length / this.dims;
+  }
+
+  /** Cosine similarity of every row with the query; `allowed` limits the rows computed (others are -Infinity). */
+  score(query: Float32Array, allowed?: (row: number) => boolean): Float64Array {
+    const { matrix, dims } = this;
+    const q = Float32Array.from(query);
+    normalizeRows(q, dims);
+    const n = this.size;
+    const out = new Float64Array(n);
+    for (let r = 0; r < n; r++) {
+      if (allowed && !allowed(r)) {
+        out[r] = -Infinity;
+        continue;
+      }
+      const off = r * dims;
+      let s = 0;
+      for (let j = 0; j < dims; j++) s += matrix[off + j]! * q[j]!;
+      out[r] = s;
+    }
+    return out;
+  }
+}

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DataDir } from '../index/data-dir';
 import { UsageError } from '../index/errors';
+import { EmbeddingConfig } from '../index/embedding-client';
 import { IngestOptions } from '../index/model';
 
 /** Only the CLI reads the environment; the core gets plain values. */
@@ -42,4 +43,32 @@ export function ingestOptionsFromEnv(env: NodeJS.ProcessEnv): IngestOptions {
     throw new UsageError(`invalid ingestion settings (${issue.path.join('.') || 'chunking'}): ${issue.message}`);
   }
   return parsed.data;
+}
+
+export interface EmbeddingSetup {
+  config: EmbeddingConfig;
+  apiKey: string;
+}
+
+/**
+ * DOCQA_EMBEDDING_PROVIDER=none is keyword-only; otherwise an OpenAI-compatible endpoint must be named
+ * (there is no default embedding provider). The key is read here and handed on, never printed.
+ */
+export function embeddingFromEnv(env: NodeJS.ProcessEnv): EmbeddingSetup {
+  const provider = (env.DOCQA_EMBEDDING_PROVIDER ?? 'openai-compatible').trim();
+  if (provider === 'none') return { config: { provider: 'none' }, apiKey: '' };
+  if (provider !== 'openai-compatible') throw new UsageError(`DOCQA_EMBEDDING_PROVIDER must be "openai-compatible" or "none", not "${provider}"`);
+  if (!env.DOCQA_EMBEDDING_BASE_URL || !env.DOCQA_EMBEDDING_MODEL) {
+    throw new UsageError('set DOCQA_EMBEDDING_BASE_URL and DOCQA_EMBEDDING_MODEL (and DOCQA_EMBEDDING_API_KEY), or DOCQA_EMBEDDING_PROVIDER=none for keyword-only search');
+  }
+  const dims = env.DOCQA_EMBEDDING_DIMENSIONS;
+  if (dims !== undefined && !/^\d+$/.test(dims)) throw new UsageError('DOCQA_EMBEDDING_DIMENSIONS must be a whole number');
+  const parsed = EmbeddingConfig.safeParse({
+    provider: 'openai-compatible',
+    base_url: env.DOCQA_EMBEDDING_BASE_URL,
+    model: env.DOCQA_EMBEDDING_MODEL,
+    dimensions: dims === undefined ? null : Number(dims),
+  });
+  if (!parsed.success) throw new UsageError(`invalid embedding settings (${parsed.error.issues[0]!.path.join('.')}): ${parsed.error.issues[0]!.message}`);
+  return { config: parsed.data, apiKey: env.DOCQA_EMBEDDING_API_KEY ?? '' };
 }

@@ -5,7 +5,9 @@ import { DocQaError, UsageError, errorMessage } from '../index/errors';
 import { ingestFile } from '../index/ingest-file';
 import { ingestSources } from '../index/ingest-sources';
 import { addSources, loadSources, removeSource } from '../index/sources';
-import { ingestOptionsFromEnv, resolveStore } from './cli-env';
+import { buildSnapshot } from '../index/build-snapshot';
+import { activateSnapshot, deleteSnapshot, listSnapshots, readActiveId } from '../index/snapshot-store';
+import { embeddingFromEnv, ingestOptionsFromEnv, resolveStore } from './cli-env';
 import { formatDocument, formatFailure } from './format';
 import pkg from '../../package.json';
 
@@ -90,6 +92,73 @@ function buildProgram(io: CliIo): Command {
       for (const d of docs) io.stdout(`${d.doc_id}  ${d.lang.padEnd(5)} ${String(d.blocks).padStart(5)} blocks  ${d.title}  (${d.path})\n`);
       for (const f of run.failed_documents) io.stdout(`FAILED  ${f.path}: ${f.stage}/${f.code} — ${f.message}\n`);
       io.stdout(`${docs.length} documents, ${run.failed_documents.length} failed\n`);
+    });
+
+  program
+    .command('index')
+    .description('build a snapshot from the sources and activate it when usable')
+    .option('--json', 'print JSON')
+    .action(async (o: { json?: boolean }) => {
+      const emb = embeddingFromEnv(io.env);
+      const { manifest: m, activated } = await buildSnapshot(store(), { ingest: ingestOptionsFromEnv(io.env), embedding: emb.config, embeddingApiKey: emb.apiKey });
+      const summary = {
+        snapshot_id: m.id,
+        state: m.state,
+        activated,
+        parent: m.parent,
+        documents: m.stats.documents,
+        blocks: m.stats.blocks,
+        failed_documents: m.failed_documents,
+        embedding: m.embedding,
+        embedding_tokens: m.stats.embedding_tokens,
+        embedded_blocks: m.stats.embedded_blocks,
+        cached_embeddings: m.stats.cached_embeddings,
+        reused_documents: m.stats.reused_documents,
+        durations_ms: m.stats.durations_ms,
+        error: m.error,
+      };
+      if (o.json) json(io, summary);
+      else {
+        io.stdout(`snapshot ${m.id}: ${m.state}${activated ? ' (active)' : ' (not activated)'}\n`);
+        io.stdout(`  ${m.stats.documents} documents, ${m.stats.blocks} blocks, ${m.failed_documents.length} failed\n`);
+        io.stdout(m.embedding.provider === 'none' ? '  keyword-only: no embeddings (DOCQA_EMBEDDING_PROVIDER=none)\n' : `  embeddings: ${m.embedding.model} (${m.embedding.dimensions} dims), ${m.stats.embedded_blocks} embedded, ${m.stats.cached_embeddings} from cache, ${m.stats.embedding_tokens} tokens\n`);
+        for (const f of m.failed_documents) io.stdout(`  FAILED ${f.path}: ${f.stage}/${f.code} — ${f.message}\n`);
+        const d = m.stats.durations_ms;
+        io.stdout(`  ingest ${d.ingest} ms, embed ${d.embed} ms, index ${d.index} ms, write ${d.write} ms\n`);
+      }
+      if (!activated) {
+        const why = m.state === 'failed' ? `failed: ${m.error ?? 'not usable'}` : `is ${m.state} but the embedding endpoint failed for ${m.failed_documents.filter((f) => f.stage === 'embed').length} document(s) (activate it with \`docqa snapshots activate ${m.id}\` to use it anyway)`;
+        throw new DocQaError('build_failed', `snapshot ${m.id} ${why}; the previous snapshot stays active`);
+      }
+    });
+
+  const snapshots = program
+    .command('snapshots')
+    .description('list snapshots (newest first); activate or delete one')
+    .option('--json', 'print JSON')
+    .action(async (o: { json?: boolean }) => {
+      const dir = store();
+      const [list, active] = await Promise.all([listSnapshots(dir), readActiveId(dir)]);
+      const rows = list.map((m) => ({ id: m.id, state: m.state, active: m.id === active, created_at: m.created_at, parent: m.parent, documents: m.stats.documents, blocks: m.stats.blocks, failed_documents: m.stats.failed_documents, embedding: m.embedding }));
+      if (o.json) return json(io, rows);
+      if (rows.length === 0) return io.stdout('no snapshots; build one with `docqa index`\n');
+      for (const r of rows) io.stdout(`${r.active ? '*' : ' '} ${r.id}  ${r.state.padEnd(13)} ${r.created_at}  ${r.documents} docs, ${r.blocks} blocks, ${r.failed_documents} failed  ${r.embedding.provider === 'none' ? 'keyword-only' : r.embedding.model}\n`);
+    });
+  snapshots
+    .command('activate')
+    .description('make a snapshot the active one (rollback)')
+    .argument('<id>')
+    .action(async (id: string) => {
+      const m = await activateSnapshot(store(), id);
+      io.stdout(`active: ${m.id} (${m.state})\n`);
+    });
+  snapshots
+    .command('delete')
+    .description('delete a snapshot that is not active')
+    .argument('<id>')
+    .action(async (id: string) => {
+      await deleteSnapshot(store(), id);
+      io.stdout(`deleted: ${id}\n`);
     });
 
   program

@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { StoreError, errorMessage } from './errors';
@@ -15,8 +16,17 @@ export class DataDir {
   get documentsFile(): string {
     return path.join(this.root, 'documents.json');
   }
-  get lockTarget(): string {
-    return this.root;
+  get snapshotsDir(): string {
+    return path.join(this.root, 'snapshots');
+  }
+  get activeFile(): string {
+    return path.join(this.root, 'active.json');
+  }
+  get embeddingsDir(): string {
+    return path.join(this.root, 'embeddings');
+  }
+  snapshotDir(id: string): string {
+    return path.join(this.snapshotsDir, id);
   }
   async ensure(): Promise<void> {
     try {
@@ -27,28 +37,62 @@ export class DataDir {
   }
 }
 
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
- * Runs `fn` holding the data directory's write lock, so several windows or CLI runs sharing one data
- * directory do not interleave read-modify-write cycles. The lock is a directory whose mtime is refreshed
- * while held; one left by a crashed process goes stale after 10 s and is taken over.
+ * A lock whose owner (same host) is no longer running is removed at once instead of waiting for it to go
+ * stale. Two processes starting in the same instant after a crash could both see the dead owner; the
+ * window is a few microseconds and the cost is one interleaved write, as with any stale-lock takeover.
  */
-export async function withStoreLock<T>(dir: DataDir, fn: () => Promise<T>): Promise<T> {
+async function clearDeadOwner(lockDir: string, ownerFile: string): Promise<void> {
+  try {
+    const owner = JSON.parse(await fs.readFile(ownerFile, 'utf8')) as { pid?: unknown; host?: unknown };
+    if (typeof owner.pid === 'number' && owner.host === os.hostname() && !processAlive(owner.pid)) {
+      await fs.rm(lockDir, { recursive: true, force: true });
+      await fs.rm(ownerFile, { force: true });
+    }
+  } catch {
+    // No owner file (yet): leave the lock to proper-lockfile's staleness rule.
+  }
+}
+
+/**
+ * Runs `fn` holding one of the data directory's locks (`store` for sources/registry rewrites, `build`
+ * for snapshot builds), so several windows or CLI runs sharing one data directory do not interleave.
+ * The lock is a directory whose mtime is refreshed while held; one left by a crashed process is taken
+ * over at once when its owner's pid is gone, else after 10 s without refresh.
+ */
+export async function withStoreLock<T>(dir: DataDir, fn: () => Promise<T>, name = 'store'): Promise<T> {
   await dir.ensure();
+  const lockDir = path.join(dir.root, `${name}.lock`);
+  // Beside the lock directory, not in it: proper-lockfile removes the directory with rmdir.
+  const ownerFile = path.join(dir.root, `${name}.lock.owner`);
+  await clearDeadOwner(lockDir, ownerFile);
   let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(dir.lockTarget, {
-      lockfilePath: path.join(dir.root, 'store.lock'),
+    // Each named lock has its own target: proper-lockfile keys held locks by target path in-process.
+    release = await lockfile.lock(path.join(dir.root, name), {
+      lockfilePath: path.join(dir.root, `${name}.lock`),
       stale: 10_000,
       update: 2_000,
       retries: { retries: 50, minTimeout: 50, maxTimeout: 500 },
       realpath: false,
     });
   } catch (err) {
-    throw new StoreError('store_locked', `data directory ${dir.root} is locked by another DocQA process: ${errorMessage(err)}`, { cause: err });
+    throw new StoreError('store_locked', `data directory ${dir.root} is locked by another DocQA process (${name}.lock): ${errorMessage(err)}`, { cause: err });
   }
+  await fs.writeFile(ownerFile, JSON.stringify({ pid: process.pid, host: os.hostname() })).catch(() => undefined);
   try {
     return await fn();
   } finally {
+    await fs.rm(ownerFile, { force: true }).catch(() => undefined);
     await release().catch(() => undefined);
   }
 }

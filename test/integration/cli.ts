@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers';
@@ -23,10 +23,20 @@ export function makeCli(env: Record<string, string> = {}) {
     });
     return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
   };
+  /** Runs without blocking this process's event loop (needed when a fake server lives in this process). */
+  const runAsync = (args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', HOME: home, DOCQA_HOME: store, ...env, ...extraEnv } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    });
   const json = <T = unknown>(args: string[]): T => {
     const r = run(args);
     if (r.code !== 0) throw new Error(`docqa ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
     return JSON.parse(r.stdout) as T;
   };
-  return { run, json, home, store };
+  return { run, runAsync, json, home, store };
 }

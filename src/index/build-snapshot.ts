@@ -11,9 +11,9 @@ import { FUSION_DEPTH, RRF_K } from './hybrid-search';
 import type { IngestPool } from './ingest-pool';
 import { ingestSources } from './ingest-sources';
 import { KEYWORD_TOKENIZER_NAME } from './keyword-tokenizer';
-import { writeVersioned } from './json-file';
+import { readVersioned, writeVersioned } from './json-file';
 import type { Document, FailedDocument, IngestOptions } from './model';
-import { type ManifestEmbedding, SNAPSHOT_FORMAT_VERSION, type SnapshotManifest, type SnapshotState } from './snapshot-manifest';
+import { DocumentsPayload, type ManifestEmbedding, SNAPSHOT_FORMAT_VERSION, type SnapshotManifest, type SnapshotState } from './snapshot-manifest';
 import { BUILDING_SUFFIX, FILES, activateSnapshot, globalBlockOrder, listSnapshots, readActiveId, readManifest } from './snapshot-store';
 import { TOKENIZER_NAME } from './tokenizer';
 import { normalizeRows } from './vector-index';
@@ -177,9 +177,11 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
       try {
         await writeVersioned(path.join(work, FILES.manifest), manifest);
         let t = performance.now();
+        const previous = await reusableDocuments(dir, parentManifest, opts.ingest);
         const ingest = await ingestSources(dir, opts.ingest, {
           signal: opts.signal,
           pool: opts.pool,
+          previous,
           onProgress: (p) => opts.onProgress?.({ stage: 'ingest', done: p.done, total: p.total }),
         });
         manifest.stats.durations_ms.ingest = Math.round(performance.now() - t);
@@ -225,7 +227,6 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
         }
         manifest.stats.durations_ms.write = Math.round(performance.now() - t);
 
-        const previous = new Map((parentManifest?.documents ?? []).map((d) => [d.doc_id, d.content_hash]));
         manifest.documents = documents.map((d) => ({
           doc_id: d.doc_id,
           path: d.path,
@@ -233,7 +234,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
           content_hash: d.content_hash,
           blocks: d.blocks.length,
           tokens: d.blocks.reduce((n, b) => n + b.token_count, 0),
-          reused: previous.get(d.doc_id) === d.content_hash,
+          reused: ingest.reused.has(d.path),
         }));
         manifest.failed_documents = failed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
         const state: SnapshotState = documents.length === 0 && failed.length > 0 ? 'failed' : failed.length > 0 ? 'ready_partial' : 'ready';
@@ -265,6 +266,16 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
     },
     'build',
   );
+}
+
+/**
+ * The parent snapshot's documents by path, when they were built with the same chunking, tokenizer and
+ * document schema: those are the documents an unchanged file may reuse unparsed.
+ */
+async function reusableDocuments(dir: DataDir, parent: SnapshotManifest | null, ingest: IngestOptions): Promise<Map<string, Document> | undefined> {
+  if (!parent || parent.tokenizer !== TOKENIZER_NAME || JSON.stringify(parent.chunking) !== JSON.stringify(ingest.chunking)) return undefined;
+  const payload = await readVersioned(path.join(dir.snapshotDir(parent.id), FILES.documents), SNAPSHOT_FORMAT_VERSION, DocumentsPayload).catch(() => null);
+  return payload ? new Map(payload.documents.map((d) => [d.path, d])) : undefined;
 }
 
 /** Keeps the newest `keep` finished snapshots besides the active one; the active one is never deleted. */

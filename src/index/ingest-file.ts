@@ -72,12 +72,25 @@ export async function ingestBytes(path: string, bytes: Uint8Array, identity: Fil
   }
 }
 
-export async function ingestFile(path: string, identity: FileIdentity, options: IngestOptions, signal?: AbortSignal): Promise<IngestOutcome> {
+/** A file whose bytes hash to what the caller already has a document for: nothing was parsed. */
+export interface UnchangedFile {
+  ok: 'unchanged';
+  path: string;
+  content_hash: string;
+}
+
+export async function ingestFile(path: string, identity: FileIdentity, options: IngestOptions, signal?: AbortSignal): Promise<IngestOutcome>;
+export async function ingestFile(path: string, identity: FileIdentity, options: IngestOptions, signal: AbortSignal | undefined, knownHash: string | undefined): Promise<IngestOutcome | UnchangedFile>;
+export async function ingestFile(path: string, identity: FileIdentity, options: IngestOptions, signal?: AbortSignal, knownHash?: string): Promise<IngestOutcome | UnchangedFile> {
   let bytes: Uint8Array;
   try {
     bytes = await readDocumentBytes(path, options);
   } catch (err) {
     return { ok: false, failure: failure(path, err) };
+  }
+  if (knownHash !== undefined) {
+    const hash = contentHash(bytes);
+    if (hash === knownHash) return { ok: 'unchanged', path, content_hash: hash };
   }
   return ingestBytes(path, bytes, identity, options, signal);
 }

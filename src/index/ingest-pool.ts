@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { type FileIdentity, type IngestOutcome, ingestFile } from './ingest-file';
+import { type FileIdentity, type IngestOutcome, type UnchangedFile, ingestFile } from './ingest-file';
 import type { IngestOptions } from './model';
 
 export interface WorkerRequest {
@@ -10,8 +10,11 @@ export interface WorkerRequest {
   path: string;
   identity: FileIdentity;
   options: IngestOptions;
+  /** Content hash of a document the caller already has for this path: skip parsing when unchanged. */
+  knownHash?: string;
 }
-export type WorkerResponse = { id: number; outcome: IngestOutcome } | { id: number; error: string };
+export type ScanOutcome = IngestOutcome | UnchangedFile;
+export type WorkerResponse = { id: number; outcome: ScanOutcome } | { id: number; error: string };
 
 /**
  * Runs ingestFile jobs (read, hash, parse, block) in worker threads when a worker script is available,
@@ -19,7 +22,7 @@ export type WorkerResponse = { id: number; outcome: IngestOutcome } | { id: numb
  */
 export interface IngestPool {
   readonly size: number;
-  run(path: string, identity: FileIdentity, signal?: AbortSignal): Promise<IngestOutcome>;
+  run(path: string, identity: FileIdentity, signal?: AbortSignal, knownHash?: string): Promise<ScanOutcome>;
   close(): Promise<void>;
 }
 
@@ -39,7 +42,7 @@ export function defaultPoolSize(): number {
 function inProcessPool(options: IngestOptions): IngestPool {
   return {
     size: 1,
-    run: (p, identity, signal) => ingestFile(p, identity, options, signal),
+    run: (p, identity, signal, knownHash) => ingestFile(p, identity, options, signal, knownHash),
     close: async () => undefined,
   };
 }
@@ -57,7 +60,7 @@ interface Slot {
 const JOBS_PER_WORKER = 2;
 
 interface Pending {
-  resolve: (o: IngestOutcome) => void;
+  resolve: (o: ScanOutcome) => void;
   reject: (e: unknown) => void;
   path: string;
   slot: Slot;
@@ -125,15 +128,15 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
 
   return {
     size,
-    async run(p, identity, signal) {
+    async run(p, identity, signal, knownHash) {
       signal?.throwIfAborted();
       const slot = await acquire();
       signal?.throwIfAborted();
       const id = nextId++;
-      return new Promise<IngestOutcome>((resolve, reject) => {
+      return new Promise<ScanOutcome>((resolve, reject) => {
         pending.set(id, { resolve, reject, path: p, slot });
         slot.worker.ref();
-        const req: WorkerRequest = { id, path: p, identity, options };
+        const req: WorkerRequest = { id, path: p, identity, options, ...(knownHash !== undefined ? { knownHash } : {}) };
         slot.worker.postMessage(req);
       });
     },

@@ -1,7 +1,7 @@
 import { type DataDir } from './data-dir';
 import { registerDocuments } from './doc-registry';
-import type { IngestOutcome } from './ingest-file';
-import { createIngestPool, type IngestPool } from './ingest-pool';
+
+import { createIngestPool, type IngestPool, type ScanOutcome } from './ingest-pool';
 import type { Document, FailedDocument, IngestOptions } from './model';
 import { type SourceFile, walkSource } from './source-walker';
 import { loadSources, type Source } from './sources';
@@ -16,6 +16,8 @@ export interface IngestRun {
   sources: Source[];
   documents: Document[];
   failed_documents: FailedDocument[];
+  /** Paths whose documents were taken over from `previous` unparsed. */
+  reused: Set<string>;
 }
 
 export interface IngestRunOptions {
@@ -23,6 +25,11 @@ export interface IngestRunOptions {
   onProgress?: (p: IngestProgress) => void;
   /** Where reading and parsing run; by default a pool of worker threads (in-process without a worker script). */
   pool?: IngestPool;
+  /**
+   * Documents from the previous snapshot (built with the same chunking and tokenizer), by path: a file
+   * whose bytes are unchanged is read and hashed but not parsed again (copy-on-write).
+   */
+  previous?: ReadonlyMap<string, Document>;
 }
 
 const byPath = <T extends { path: string }>(a: T, b: T) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
@@ -50,14 +57,14 @@ export async function ingestSources(dir: DataDir, options: IngestOptions, run: I
   const ordered = [...files.values()].sort(byPath);
 
   const pool = run.pool ?? createIngestPool(options);
-  const outcomes: IngestOutcome[] = new Array(ordered.length);
+  const outcomes: ScanOutcome[] = new Array(ordered.length);
   const inFlight = new Set<Promise<void>>();
   let done = 0;
   try {
     for (const [i, file] of ordered.entries()) {
       signal?.throwIfAborted();
       const identity = { doc_id: PENDING_ID, source_label: file.source.label, aliases: file.source.aliases };
-      const job: Promise<void> = pool.run(file.path, identity, signal).then((o) => {
+      const job: Promise<void> = pool.run(file.path, identity, signal, run.previous?.get(file.path)?.content_hash).then((o) => {
         outcomes[i] = o;
         inFlight.delete(job);
         onProgress?.({ stage: 'parse', done: ++done, total: ordered.length });
@@ -73,11 +80,17 @@ export async function ingestSources(dir: DataDir, options: IngestOptions, run: I
   signal?.throwIfAborted();
 
   const documents: Document[] = [];
-  for (const o of outcomes) {
-    if (o.ok) documents.push(o.document);
+  const reused = new Set<string>();
+  for (const [i, o] of outcomes.entries()) {
+    if (o.ok === 'unchanged') {
+      const prev = run.previous!.get(o.path)!;
+      // The source's label and aliases may have changed even though the file did not.
+      documents.push({ ...prev, source_label: ordered[i]!.source.label, aliases: ordered[i]!.source.aliases });
+      reused.add(o.path);
+    } else if (o.ok) documents.push(o.document);
     else failed.push(o.failure);
   }
   const ids = await registerDocuments(dir, documents.map((d) => ({ path: d.path, content_hash: d.content_hash })));
   for (const d of documents) d.doc_id = ids.get(d.path)!;
-  return { sources, documents: documents.sort(byPath), failed_documents: failed.sort(byPath) };
+  return { sources, documents: documents.sort(byPath), failed_documents: failed.sort(byPath), reused };
 }

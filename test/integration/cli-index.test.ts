@@ -22,6 +22,7 @@ interface IndexSummary {
   embedding_tokens: number;
   embedded_blocks: number;
   cached_embeddings: number;
+  reused_documents: number;
   durations_ms: Record<string, number>;
 }
 
@@ -84,6 +85,8 @@ describe('docqa index and snapshots (fake embedding server over HTTP)', () => {
     assert.deepEqual(sent, ['A brand new paragraph about photosynthesis.']);
     assert.equal(second.embedded_blocks, 1);
     assert.equal(second.cached_embeddings, second.blocks - 1);
+    assert.equal(second.reused_documents, 199, 'unchanged files are not parsed again (copy-on-write)');
+    assert.equal(first.reused_documents, 0);
     assert.notEqual(second.snapshot_id, first.snapshot_id);
   });
 

@@ -22,6 +22,11 @@ describe('ingestion in worker threads', () => {
       const threaded = await ingestSources(store, DEFAULT_INGEST_OPTIONS, { pool });
       const inProcess = await ingestSources(store, DEFAULT_INGEST_OPTIONS, { pool: createIngestPool(DEFAULT_INGEST_OPTIONS, null) });
       assert.equal(JSON.stringify(threaded), JSON.stringify(inProcess));
+      // Copy-on-write: documents taken over unparsed are the same bytes as freshly parsed ones.
+      const previous = new Map(threaded.documents.map((d) => [d.path, d]));
+      const cow = await ingestSources(store, DEFAULT_INGEST_OPTIONS, { pool, previous });
+      assert.equal(cow.reused.size, threaded.documents.length);
+      assert.equal(JSON.stringify(cow.documents), JSON.stringify(threaded.documents));
       assert.ok(threaded.documents.length >= 15);
       assert.ok(threaded.failed_documents.some((f) => f.code === 'encrypted'));
     } finally {

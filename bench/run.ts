@@ -5,12 +5,14 @@
 import { ingestBench } from './ingest.bench';
 import { printTable, writeResults, type BenchRow } from './report';
 import { retrievalBench } from './retrieval.bench';
+import { indexBench } from './index.bench';
 
 async function main(): Promise<void> {
   const rows: BenchRow[] = [];
   const only = process.argv[2];
   if (!only || only === 'ingest') rows.push(...(await ingestBench()));
   if (!only || only === 'retrieval') rows.push(...retrievalBench());
+  if (!only || only === 'index') rows.push(...(await indexBench()));
   printTable(rows);
   console.log(`\nwritten: ${writeResults(rows)}`);
 }

@@ -1,6 +1,6 @@
-import fs from 'node:fs/promises';
 import writeFileAtomic from 'write-file-atomic';
 import { StoreError, errorMessage } from './errors';
+import { readWhole } from './read-file';
 
 /**
  * A file of named typed arrays that loads without parsing: `DQPK` magic, a uint32 header length, a JSON
@@ -47,7 +47,8 @@ export async function writePack(file: string, meta: unknown, arrays: Record<stri
 export async function readPack(file: string): Promise<{ meta: unknown; arrays: Record<string, Typed> }> {
   let buf: Buffer;
   try {
-    buf = await fs.readFile(file);
+    const bytes = await readWhole(file);
+    buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   } catch (err) {
     throw new StoreError('store_io', `cannot read ${file}: ${errorMessage(err)}`, { cause: err });
   }
@@ -61,14 +62,12 @@ export async function readPack(file: string): Promise<{ meta: unknown; arrays: R
   }
   if (header.formatVersion > PACK_FORMAT_VERSION) throw new StoreError('store_future_version', `${file} has formatVersion ${header.formatVersion}; upgrade DocQA`);
   const base = Math.ceil((8 + hlen) / 8) * 8;
-  // Copy into an aligned buffer: Buffer pools may give an unaligned byteOffset.
-  const aligned = new ArrayBuffer(buf.length - base);
-  new Uint8Array(aligned).set(buf.subarray(base));
+  // Sections start 8-byte aligned in the file and the read buffer starts at offset 0: views, no copy.
   const arrays: Record<string, Typed> = {};
   for (const s of header.sections) {
     const Ctor = CTOR[s.type];
-    if (!Ctor || s.offset + s.length * Ctor.BYTES_PER_ELEMENT > aligned.byteLength) throw new StoreError('store_corrupt', `${file} is truncated (section ${s.name})`);
-    arrays[s.name] = new Ctor(aligned, s.offset, s.length);
+    if (!Ctor || base + s.offset + s.length * Ctor.BYTES_PER_ELEMENT > buf.length) throw new StoreError('store_corrupt', `${file} is truncated (section ${s.name})`);
+    arrays[s.name] = new Ctor(buf.buffer as ArrayBuffer, buf.byteOffset + base + s.offset, s.length);
   }
   return { meta: header.meta, arrays };
 }

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pkg from '../../package.json';
-import { buildBm25 } from './bm25-index';
+import { type Bm25Data, buildBm25 } from './bm25-index';
 import { writePack } from './binary-pack';
 import { type DataDir, withStoreLock } from './data-dir';
 import { EmbeddingCache, embeddingKey } from './embedding-cache';
@@ -210,21 +210,14 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
 
         t = performance.now();
         opts.onProgress?.({ stage: 'write', done: 0, total: 1 });
-        await writeVersioned(path.join(work, FILES.documents), { formatVersion: SNAPSHOT_FORMAT_VERSION, documents });
-        await writePack(path.join(work, FILES.keyword), { terms: bm25.terms }, { offsets: bm25.offsets, blocks: bm25.blocks, tfs: bm25.tfs, docLengths: bm25.docLengths });
+        let matrix: Float32Array | null = null;
         if (vectorsByKey && manifest.embedding.provider !== 'none') {
           const dims = manifest.embedding.dimensions;
-          const matrix = new Float32Array(blockRefs.length * dims);
-          blockRefs.forEach(([d, b], row) => matrix.set(vectorsByKey.get(embeddingKey(documents[d]!.blocks[b]!.text))!, row * dims));
+          matrix = new Float32Array(blockRefs.length * dims);
+          blockRefs.forEach(([d, b], row) => matrix!.set(vectorsByKey.get(embeddingKey(documents[d]!.blocks[b]!.text))!, row * dims));
           normalizeRows(matrix, dims);
-          const h = await fs.open(path.join(work, FILES.vectors), 'w');
-          try {
-            await h.writeFile(new Uint8Array(matrix.buffer));
-            await h.sync();
-          } finally {
-            await h.close();
-          }
         }
+        await writeIndexFiles(work, documents, bm25, matrix);
         manifest.stats.durations_ms.write = Math.round(performance.now() - t);
 
         manifest.documents = documents.map((d) => ({
@@ -266,6 +259,20 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
     },
     'build',
   );
+}
+
+/** Writes a snapshot's data files (documents, keyword index, vectors) into a folder, each fsynced. */
+export async function writeIndexFiles(folder: string, documents: Document[], bm25: Bm25Data, matrix: Float32Array | null): Promise<void> {
+  await writeVersioned(path.join(folder, FILES.documents), { formatVersion: SNAPSHOT_FORMAT_VERSION, documents });
+  await writePack(path.join(folder, FILES.keyword), { terms: bm25.terms }, { offsets: bm25.offsets, blocks: bm25.blocks, tfs: bm25.tfs, docLengths: bm25.docLengths });
+  if (!matrix) return;
+  const h = await fs.open(path.join(folder, FILES.vectors), 'w');
+  try {
+    await h.writeFile(new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength));
+    await h.sync();
+  } finally {
+    await h.close();
+  }
 }
 
 /**

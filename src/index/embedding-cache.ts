@@ -64,12 +64,10 @@ export class EmbeddingCache {
       const buf = await fs.readFile(path.join(this.dir, n));
       // A segment of the wrong size is ignored whole: entries are only a cache and are recomputed.
       if (buf.length % rec !== 0) continue;
-      for (let off = 0; off < buf.length; off += rec) {
-        const key = buf.toString('hex', off, off + 32);
-        const v = new Float32Array(dims);
-        for (let j = 0; j < dims; j++) v[j] = buf.readFloatLE(off + 32 + j * 4);
-        map.set(key, v);
-      }
+      // One aligned copy per segment; vectors are views into it (records keep 4-byte alignment).
+      const aligned = new Uint8Array(buf.length);
+      aligned.set(buf);
+      for (let off = 0; off < buf.length; off += rec) map.set(buf.toString('hex', off, off + 32), new Float32Array(aligned.buffer, off + 32, dims));
     }
     this.entries = map;
     return map;

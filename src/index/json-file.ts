@@ -1,7 +1,7 @@
-import fs from 'node:fs/promises';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import { StoreError, errorMessage } from './errors';
+import { readWhole } from './read-file';
 
 /**
  * Every persisted file is `{ formatVersion, ... }`. Writes go to a temp file, are fsynced and renamed
@@ -11,7 +11,7 @@ import { StoreError, errorMessage } from './errors';
 export async function readVersioned<T extends z.ZodType>(file: string, currentVersion: number, schema: T): Promise<z.infer<T> | null> {
   let raw: string;
   try {
-    raw = await fs.readFile(file, 'utf8');
+    raw = Buffer.from((await readWhole(file)).buffer).toString('utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new StoreError('store_io', `cannot read ${file}: ${errorMessage(err)}`, { cause: err });

@@ -8,6 +8,7 @@ import { readVersioned, writeVersioned } from './json-file';
 import type { Document } from './model';
 import { ActivePointer, DocumentsPayload, SNAPSHOT_FORMAT_VERSION, SnapshotManifest } from './snapshot-manifest';
 import { VectorIndex } from './vector-index';
+import { readWhole } from './read-file';
 
 /**
  * Snapshots on disk: `snapshots/<id>/` holds manifest.json, documents.json, keyword.pack and (unless
@@ -105,11 +106,13 @@ export async function loadSnapshot(dir: DataDir, id: string): Promise<LoadedSnap
   if (bm25.size !== blockRefs.length) throw new StoreError('store_corrupt', `snapshot ${id}: keyword index has ${bm25.size} blocks, documents have ${blockRefs.length}`);
   let vectors: VectorIndex | null = null;
   if (manifest.embedding.provider !== 'none') {
-    const buf = await fs.readFile(path.join(root, FILES.vectors));
     const dims = manifest.embedding.dimensions;
-    if (buf.length !== blockRefs.length * dims * 4) throw new StoreError('store_corrupt', `snapshot ${id}: vectors.f32 has ${buf.length} bytes, expected ${blockRefs.length * dims * 4}`);
-    const matrix = new Float32Array(buf.length / 4);
-    new Uint8Array(matrix.buffer).set(buf);
+    const matrix = new Float32Array(blockRefs.length * dims);
+    try {
+      await readWhole(path.join(root, FILES.vectors), new Uint8Array(matrix.buffer));
+    } catch (err) {
+      throw new StoreError('store_corrupt', `snapshot ${id}: vectors.f32 unreadable: ${errorMessage(err)}`, { cause: err });
+    }
     vectors = new VectorIndex(matrix, dims);
   }
   return { manifest, documents: payload.documents, blockRefs, docRanges, bm25, vectors };

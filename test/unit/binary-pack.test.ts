@@ -1,0 +1,28 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { readPack, writePack } from '../../src/index/binary-pack';
+import { StoreError } from '../../src/index/errors';
+import { tempDir } from '../helpers';
+
+describe('binary pack files', () => {
+  it('round-trips named typed arrays and metadata', async () => {
+    const file = path.join(tempDir(), 'x.pack');
+    await writePack(file, { terms: ['a', '光合'] }, { a: Uint32Array.of(1, 2, 3), b: Uint16Array.of(7), c: Float32Array.of(0.5, -1.25) });
+    const r = await readPack(file);
+    assert.deepEqual(r.meta, { terms: ['a', '光合'] });
+    assert.deepEqual(Array.from(r.arrays.a!), [1, 2, 3]);
+    assert.deepEqual(Array.from(r.arrays.b!), [7]);
+    assert.deepEqual(Array.from(r.arrays.c!), [0.5, -1.25]);
+  });
+  it('rejects a truncated file and a file that is not a pack, naming it', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'x.pack');
+    await writePack(file, {}, { a: new Uint32Array(1000) });
+    fs.truncateSync(file, fs.statSync(file).size - 100);
+    await assert.rejects(readPack(file), (e: unknown) => e instanceof StoreError && e.code === 'store_corrupt' && /truncated/.test(e.message));
+    fs.writeFileSync(file, 'hello world');
+    await assert.rejects(readPack(file), (e: unknown) => e instanceof StoreError && /not a DocQA pack file/.test(e.message) && e.message.includes(file));
+  });
+});

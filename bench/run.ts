@@ -6,6 +6,7 @@ import { ingestBench } from './ingest.bench';
 import { printTable, writeResults, type BenchRow } from './report';
 import { retrievalBench } from './retrieval.bench';
 import { indexBench } from './index.bench';
+import { rebuildBench } from './rebuild.bench';
 
 async function main(): Promise<void> {
   const rows: BenchRow[] = [];
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
   if (!only || only === 'ingest') rows.push(...(await ingestBench()));
   if (!only || only === 'retrieval') rows.push(...retrievalBench());
   if (!only || only === 'index') rows.push(...(await indexBench()));
+  if (!only || only === 'rebuild') rows.push(...(await rebuildBench()));
   printTable(rows);
   console.log(`\nwritten: ${writeResults(rows)}`);
 }

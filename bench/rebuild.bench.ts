@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildSnapshot } from '../src/index/build-snapshot';
+import { DataDir } from '../src/index/data-dir';
+import { EmbeddingConfig } from '../src/index/embedding-client';
+import { createIngestPool } from '../src/index/ingest-pool';
+import { DEFAULT_INGEST_OPTIONS } from '../src/index/model';
+import { addSources } from '../src/index/sources';
+import { FakeOpenAIServer } from '../test/fakes/openai-server';
+import type { BenchRow } from './report';
+
+const FILES = 1000;
+
+/** Full rebuild vs rebuild after one file changed, 1,000 files × 10 blocks, embeddings served locally. */
+export async function rebuildBench(): Promise<BenchRow[]> {
+  const server = await new FakeOpenAIServer().start();
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-bench-rebuild-'));
+  const notes = path.join(root, 'notes');
+  fs.mkdirSync(notes);
+  for (let i = 0; i < FILES; i++) {
+    const paras = Array.from({ length: 10 }, (_, p) => `## Part ${p}\n\nNote ${i} part ${p}: ${'words about topic '.repeat(12)}number ${i * 10 + p}.`);
+    fs.writeFileSync(path.join(notes, `n${i}.md`), `# Note ${i}\n\n${paras.join('\n\n')}\n`);
+  }
+  const dir = new DataDir(path.join(root, 'store'));
+  await addSources(dir, [notes]);
+  const embedding = EmbeddingConfig.parse({ provider: 'openai-compatible', base_url: server.baseURL, model: 'fake', dimensions: 256, batch_size: 256 });
+  const pool = createIngestPool(DEFAULT_INGEST_OPTIONS, path.join(__dirname, '..', 'dist', 'ingest-worker.js'));
+  const build = async () => {
+    const t = performance.now();
+    const r = await buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding, embeddingApiKey: '', pool });
+    return { ms: performance.now() - t, r };
+  };
+  try {
+    await build(); // fills the embedding cache
+    fs.rmSync(dir.activeFile); // no parent: every file is parsed again (embeddings still cached)
+    const full = await build();
+    fs.appendFileSync(path.join(notes, 'n500.md'), '\n## Added\n\nOne new paragraph.\n');
+    const inc = await build();
+    if (inc.r.manifest.stats.reused_documents !== FILES - 1) throw new Error(`expected ${FILES - 1} reused documents, got ${inc.r.manifest.stats.reused_documents}`);
+    return [
+      { name: `rebuild.${FILES}_files.full_ms (embeddings cached)`, value: full.ms, unit: 'ms', floor: null, ratio: null },
+      { name: `rebuild.${FILES}_files.one_file_changed_ms`, value: inc.ms, unit: 'ms', floor: full.ms, ratio: inc.ms / full.ms, target: '<= 0.05' },
+      ...(['ingest', 'embed', 'index', 'write'] as const).map((stage) => ({ name: `rebuild.${FILES}_files.one_file_changed.${stage}_ms`, value: inc.r.manifest.stats.durations_ms[stage], unit: 'ms', floor: full.r.manifest.stats.durations_ms[stage], ratio: inc.r.manifest.stats.durations_ms[stage] / Math.max(1, full.r.manifest.stats.durations_ms[stage]) })),
+    ];
+  } finally {
+    await pool.close();
+    await server.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}

@@ -15,6 +15,7 @@ import { readVersioned, writeVersioned } from './json-file';
 import type { Document, FailedDocument, IngestOptions } from './model';
 import { DocumentsPayload, type ManifestEmbedding, SNAPSHOT_FORMAT_VERSION, type SnapshotManifest, type SnapshotState } from './snapshot-manifest';
 import { BUILDING_SUFFIX, FILES, activateSnapshot, globalBlockOrder, listSnapshots, readActiveId, readManifest } from './snapshot-store';
+import { isPinned } from './snapshot-pins';
 import { TOKENIZER_NAME } from './tokenizer';
 import { normalizeRows } from './vector-index';
 
@@ -285,11 +286,18 @@ async function reusableDocuments(dir: DataDir, parent: SnapshotManifest | null, 
   return payload ? new Map(payload.documents.map((d) => [d.path, d])) : undefined;
 }
 
-/** Keeps the newest `keep` finished snapshots besides the active one; the active one is never deleted. */
+/**
+ * Keeps the newest `keep` finished snapshots besides the active one; the active one and any snapshot
+ * pinned by a running request are never deleted.
+ */
 export async function applyRetention(dir: DataDir, keep: number): Promise<string[]> {
   const active = await readActiveId(dir);
   const finished = (await listSnapshots(dir)).filter((m) => m.state !== 'building' && m.id !== active);
-  const doomed = finished.slice(keep);
-  for (const m of doomed) await fs.rm(dir.snapshotDir(m.id), { recursive: true, force: true });
-  return doomed.map((m) => m.id);
+  const deleted: string[] = [];
+  for (const m of finished.slice(keep)) {
+    if (await isPinned(dir, m.id)) continue;
+    await fs.rm(dir.snapshotDir(m.id), { recursive: true, force: true });
+    deleted.push(m.id);
+  }
+  return deleted;
 }

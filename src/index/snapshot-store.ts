@@ -9,6 +9,7 @@ import type { Document } from './model';
 import { ActivePointer, DocumentsPayload, SNAPSHOT_FORMAT_VERSION, SnapshotManifest } from './snapshot-manifest';
 import { VectorIndex } from './vector-index';
 import { readWhole } from './read-file';
+import { isPinned } from './snapshot-pins';
 
 /**
  * Snapshots on disk: `snapshots/<id>/` holds manifest.json, documents.json, keyword.pack and (unless
@@ -56,6 +57,7 @@ export async function activateSnapshot(dir: DataDir, id: string): Promise<Snapsh
 
 export async function deleteSnapshot(dir: DataDir, id: string): Promise<void> {
   if ((await readActiveId(dir)) === id) throw new DocQaError('snapshot_active', `snapshot ${id} is active; activate another one before deleting it`);
+  if (await isPinned(dir, id)) throw new DocQaError('snapshot_pinned', `snapshot ${id} is being read by a running request; try again when it has finished`);
   if (!(await readManifest(dir, id))) throw new DocQaError('snapshot_not_found', `no snapshot ${id}`);
   // Rename first so that a half-deleted folder never looks like a snapshot.
   const trash = path.join(dir.snapshotsDir, `${id}.deleting`);

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { buildSnapshot } from '../../src/index/build-snapshot';
+import { DataDir } from '../../src/index/data-dir';
+import { createIngestPool } from '../../src/index/ingest-pool';
+import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
+import { isPinned, pinSnapshot } from '../../src/index/snapshot-pins';
+import { SnapshotLru } from '../../src/index/snapshot-lru';
+import { deleteSnapshot, listSnapshots, readActiveId } from '../../src/index/snapshot-store';
+import { addSources } from '../../src/index/sources';
+import { tempDir } from '../helpers';
+
+async function setup() {
+  const notes = tempDir('docqa-life-');
+  fs.writeFileSync(path.join(notes, 'a.md'), '# A\n\nFirst version.\n');
+  const dir = new DataDir(tempDir());
+  await addSources(dir, [notes]);
+  const pool = createIngestPool(DEFAULT_INGEST_OPTIONS, null);
+  let n = 0;
+  const build = async (keep = 1) => {
+    fs.writeFileSync(path.join(notes, 'a.md'), `# A\n\nVersion ${++n}.\n`);
+    return (await buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding: { provider: 'none' }, embeddingApiKey: '', pool, keepSnapshots: keep })).manifest.id;
+  };
+  return { dir, build };
+}
+
+describe('snapshot lifecycle', () => {
+  it('retention keeps the newest, never the active one or one pinned by a running request; dead pins do not count', async () => {
+    const { dir, build } = await setup();
+    const s1 = await build();
+    const release = await pinSnapshot(dir, s1);
+    const s2 = await build();
+    const s3 = await build();
+    const s4 = await build();
+    const ids = (await listSnapshots(dir)).map((m) => m.id);
+    assert.equal(await readActiveId(dir), s4);
+    assert.deepEqual(ids, [s4, s3, s1], 'keep=1 besides the active one; s2 deleted; pinned s1 kept');
+    assert.ok(!ids.includes(s2));
+    await assert.rejects(deleteSnapshot(dir, s1), /being read by a running request/);
+    await release();
+    assert.equal(await isPinned(dir, s1), false);
+    // A pin left by a process that no longer exists does not protect anything.
+    fs.mkdirSync(path.join(dir.root, 'pins', s3), { recursive: true });
+    fs.writeFileSync(path.join(dir.root, 'pins', s3, '999999-dead'), JSON.stringify({ pid: 999999, host: os.hostname() }));
+    assert.equal(await isPinned(dir, s3), false);
+    await build();
+    assert.equal((await listSnapshots(dir)).length, 2);
+  });
+
+  it('keeps a few open snapshots in memory, least recently used out first, one load per id', async () => {
+    const { dir, build } = await setup();
+    const a = await build(5);
+    const b = await build(5);
+    const c = await build(5);
+    const lru = new SnapshotLru(dir, 2);
+    const first = await lru.get(a);
+    assert.equal(await lru.get(a), first, 'the same loaded object');
+    await lru.get(b);
+    await lru.get(a);
+    await lru.get(c);
+    assert.deepEqual(lru.ids(), [a, c], 'b was least recently used');
+    await assert.rejects(lru.get('s-nope'), /no snapshot/);
+    assert.deepEqual(lru.ids(), [a, c], 'a failed load is not kept');
+  });
+});

@@ -15,6 +15,7 @@ import { readVersioned, writeVersioned } from './json-file';
 import type { Document, FailedDocument, IngestOptions } from './model';
 import { DocumentsPayload, type ManifestEmbedding, SNAPSHOT_FORMAT_VERSION, type SnapshotManifest, type SnapshotState } from './snapshot-manifest';
 import { BUILDING_SUFFIX, FILES, activateSnapshot, globalBlockOrder, listSnapshots, readActiveId, readManifest } from './snapshot-store';
+import type { PauseGate } from './pause-gate';
 import { isPinned } from './snapshot-pins';
 import { TOKENIZER_NAME } from './tokenizer';
 import { normalizeRows } from './vector-index';
@@ -35,6 +36,8 @@ export interface BuildOptions {
   pool?: IngestPool;
   /** Finished snapshots kept besides the active one (older ones are deleted). */
   keepSnapshots?: number;
+  /** Pauses the build between documents. */
+  gate?: PauseGate;
 }
 
 export interface BuildResult {
@@ -90,6 +93,7 @@ async function embedDocuments(
   let lastError: EmbeddingError | null = null;
   for (const [i, doc] of documents.entries()) {
     opts.signal?.throwIfAborted();
+    await opts.gate?.passable(opts.signal);
     opts.onProgress?.({ stage: 'embed', done: i, total: documents.length });
     const keys = doc.blocks.map((b) => embeddingKey(b.text));
     const missing: Array<{ key: string; text: string }> = [];
@@ -183,6 +187,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
           signal: opts.signal,
           pool: opts.pool,
           previous,
+          gate: opts.gate,
           onProgress: (p) => opts.onProgress?.({ stage: 'ingest', done: p.done, total: p.total }),
         });
         manifest.stats.durations_ms.ingest = Math.round(performance.now() - t);

@@ -4,6 +4,7 @@ import { registerDocuments } from './doc-registry';
 import { createIngestPool, type IngestPool, type ScanOutcome } from './ingest-pool';
 import type { Document, FailedDocument, IngestOptions } from './model';
 import { type SourceFile, walkSource } from './source-walker';
+import type { PauseGate } from './pause-gate';
 import { loadSources, type Source } from './sources';
 
 export interface IngestProgress {
@@ -30,6 +31,8 @@ export interface IngestRunOptions {
    * whose bytes are unchanged is read and hashed but not parsed again (copy-on-write).
    */
   previous?: ReadonlyMap<string, Document>;
+  /** Holds the batch between documents while paused. */
+  gate?: PauseGate;
 }
 
 const byPath = <T extends { path: string }>(a: T, b: T) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
@@ -63,6 +66,7 @@ export async function ingestSources(dir: DataDir, options: IngestOptions, run: I
   try {
     for (const [i, file] of ordered.entries()) {
       signal?.throwIfAborted();
+      await run.gate?.passable(signal);
       const identity = { doc_id: PENDING_ID, source_label: file.source.label, aliases: file.source.aliases };
       const job: Promise<void> = pool.run(file.path, identity, signal, run.previous?.get(file.path)?.content_hash).then((o) => {
         outcomes[i] = o;

@@ -7,6 +7,7 @@ import { buildSnapshot } from '../../src/index/build-snapshot';
 import { DataDir } from '../../src/index/data-dir';
 import { createIngestPool } from '../../src/index/ingest-pool';
 import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
+import { PauseGate } from '../../src/index/pause-gate';
 import { isPinned, pinSnapshot } from '../../src/index/snapshot-pins';
 import { SnapshotLru } from '../../src/index/snapshot-lru';
 import { deleteSnapshot, listSnapshots, readActiveId } from '../../src/index/snapshot-store';
@@ -64,5 +65,52 @@ describe('snapshot lifecycle', () => {
     assert.deepEqual(lru.ids(), [a, c], 'b was least recently used');
     await assert.rejects(lru.get('s-nope'), /no snapshot/);
     assert.deepEqual(lru.ids(), [a, c], 'a failed load is not kept');
+  });
+});
+
+describe('background build control', () => {
+  it('pauses between documents, reports progress, resumes; cancelling leaves the active snapshot alone', async () => {
+    const notes = tempDir('docqa-pause-');
+    for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(notes, `n${i}.md`), `# N${i}\n\nText ${i}.\n`);
+    const dir = new DataDir(tempDir());
+    await addSources(dir, [notes]);
+    const pool = createIngestPool(DEFAULT_INGEST_OPTIONS, null);
+    const gate = new PauseGate();
+    const events: string[] = [];
+    let pausedAt = -1;
+    const building = buildSnapshot(dir, {
+      ingest: DEFAULT_INGEST_OPTIONS,
+      embedding: { provider: 'none' },
+      embeddingApiKey: '',
+      pool,
+      gate,
+      onProgress: (p) => {
+        events.push(`${p.stage}:${p.done}/${p.total}`);
+        if (p.stage === 'ingest' && p.done === 5 && pausedAt < 0) {
+          gate.pause();
+          pausedAt = events.length;
+        }
+      },
+    });
+    await new Promise((r) => setTimeout(r, 150));
+    const whilePaused = events.length;
+    assert.ok(gate.paused);
+    assert.ok(whilePaused - pausedAt <= 2, `at most the in-flight document finished while paused (${whilePaused - pausedAt} events)`);
+    gate.resume();
+    const { manifest } = await building;
+    assert.equal(manifest.stats.documents, 30);
+    assert.ok(events.includes('ingest:30/30') && events.includes('index:0/1') && events.includes('write:0/1'));
+
+    // Cancel a second build while it is paused: nothing changes on disk but the leftovers are swept.
+    fs.writeFileSync(path.join(notes, 'n0.md'), '# N0\n\nChanged.\n');
+    const ac = new AbortController();
+    gate.pause();
+    const second = buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding: { provider: 'none' }, embeddingApiKey: '', pool, gate, signal: ac.signal });
+    await new Promise((r) => setTimeout(r, 50));
+    ac.abort();
+    await assert.rejects(second, (e: unknown) => (e as Error).name === 'AbortError');
+    gate.resume();
+    assert.equal(await readActiveId(dir), manifest.id);
+    assert.deepEqual(fs.readdirSync(dir.snapshotsDir), [manifest.id]);
   });
 });

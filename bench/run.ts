@@ -7,6 +7,7 @@ import { printTable, writeResults, type BenchRow } from './report';
 import { retrievalBench } from './retrieval.bench';
 import { indexBench } from './index.bench';
 import { rebuildBench } from './rebuild.bench';
+import { oramaBench } from './orama.bench';
 
 async function main(): Promise<void> {
   const rows: BenchRow[] = [];
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
   if (!only || only === 'retrieval') rows.push(...retrievalBench());
   if (!only || only === 'index') rows.push(...(await indexBench()));
   if (!only || only === 'rebuild') rows.push(...(await rebuildBench()));
+  if (!only || only === 'orama') rows.push(...(await oramaBench()));
   printTable(rows);
   console.log(`\nwritten: ${writeResults(rows)}`);
 }

@@ -18,20 +18,44 @@ export interface Bm25Data {
   docLengths: Uint32Array;
 }
 
+function addBlock(perTerm: Map<string, number[]>, docLengths: Uint32Array, text: string, block: number): void {
+  const toks = keywordTokens(text);
+  docLengths[block] = toks.length;
+  const tf = new Map<string, number>();
+  for (const t of toks) tf.set(t, (tf.get(t) ?? 0) + 1);
+  for (const [t, n] of tf) {
+    let list = perTerm.get(t);
+    if (!list) perTerm.set(t, (list = []));
+    list.push(block, Math.min(n, 65535));
+  }
+}
+
 export function buildBm25(texts: readonly string[]): Bm25Data {
   const perTerm = new Map<string, number[]>(); // flat [block, tf, block, tf, ...]
   const docLengths = new Uint32Array(texts.length);
-  texts.forEach((text, block) => {
-    const toks = keywordTokens(text);
-    docLengths[block] = toks.length;
-    const tf = new Map<string, number>();
-    for (const t of toks) tf.set(t, (tf.get(t) ?? 0) + 1);
-    for (const [t, n] of tf) {
-      let list = perTerm.get(t);
-      if (!list) perTerm.set(t, (list = []));
-      list.push(block, Math.min(n, 65535));
-    }
-  });
+  texts.forEach((text, block) => addBlock(perTerm, docLengths, text, block));
+  return finish(perTerm, docLengths);
+}
+
+const YIELD_EVERY = 2000;
+
+/**
+ * The same index, built in slices that give the event loop back between them (the extension host must
+ * not freeze on a large collection), and cancellable between slices.
+ */
+export async function buildBm25Yielding(texts: readonly string[], signal?: AbortSignal): Promise<Bm25Data> {
+  const perTerm = new Map<string, number[]>();
+  const docLengths = new Uint32Array(texts.length);
+  for (let start = 0; start < texts.length; start += YIELD_EVERY) {
+    signal?.throwIfAborted();
+    const end = Math.min(texts.length, start + YIELD_EVERY);
+    for (let b = start; b < end; b++) addBlock(perTerm, docLengths, texts[b]!, b);
+    await new Promise<void>((r) => setImmediate(r));
+  }
+  return finish(perTerm, docLengths);
+}
+
+function finish(perTerm: Map<string, number[]>, docLengths: Uint32Array): Bm25Data {
   const terms = [...perTerm.keys()].sort();
   let total = 0;
   for (const t of terms) total += perTerm.get(t)!.length / 2;

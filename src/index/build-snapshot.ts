@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pkg from '../../package.json';
-import { type Bm25Data, buildBm25 } from './bm25-index';
+import { type Bm25Data, buildBm25Yielding } from './bm25-index';
 import { writePack } from './binary-pack';
 import { type DataDir, withStoreLock } from './data-dir';
 import { EmbeddingCache, embeddingKey } from './embedding-cache';
@@ -211,7 +211,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
         opts.onProgress?.({ stage: 'index', done: 0, total: 1 });
         const { blockRefs } = globalBlockOrder(documents);
         const texts = blockRefs.map(([d, b]) => documents[d]!.blocks[b]!.text);
-        const bm25 = buildBm25(texts);
+        const bm25 = await buildBm25Yielding(texts, opts.signal);
         manifest.stats.durations_ms.index = Math.round(performance.now() - t);
 
         t = performance.now();

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Bm25Index, buildBm25, buildBm25Yielding } from '../../src/index/bm25-index';
+import { hybridSearch, topK } from '../../src/index/hybrid-search';
+import { keywordTokens } from '../../src/index/keyword-tokenizer';
+import { VectorIndex } from '../../src/index/vector-index';
+
+describe('keyword tokens', () => {
+  it('words for alphabetic scripts, characters and pairs for CJK, case and width folded', () => {
+    assert.deepEqual(keywordTokens('DeepSeek ｖ4 光合作用!'), ['deepseek', 'v4', '光', '光合', '合', '合作', '作', '作用', '用']);
+    assert.deepEqual(keywordTokens('Café—naïve'), ['café', 'naïve']);
+  });
+});
+
+describe('BM25 index', () => {
+  const texts = ['the cat sat on the mat', 'the dog sat', 'cats and dogs', '光合作用发生在叶绿体', '叶绿体是细胞器', ''];
+
+  it('ranks by textbook BM25 with term frequency, and finds Chinese by substring pairs', () => {
+    const idx = new Bm25Index(buildBm25(texts));
+    const s = idx.score('cat mat');
+    assert.equal(topK(s, 1, 0)[0], 0);
+    assert.equal(s[1], 0);
+    assert.deepEqual(topK(idx.score('叶绿体'), 5, 0), [4, 3], 'the shorter block ranks first for the same term');
+    assert.deepEqual(topK(idx.score('nothing here'), 5, 0), []);
+    assert.deepEqual(topK(idx.score('sat', (b) => b !== 0), 5, 0), [1]);
+  });
+
+  it('builds the same index in slices that yield to the event loop', async () => {
+    const many = Array.from({ length: 5000 }, (_, i) => `block ${i} about topic${i % 17}`);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    const sliced = await buildBm25Yielding(many);
+    clearInterval(timer);
+    assert.deepEqual(sliced, buildBm25(many));
+    assert.ok(ticks > 0, 'timers ran while it was building');
+  });
+
+  it('hybrid search fuses both rankings by RRF and breaks ties by block order', () => {
+    const idx = new Bm25Index(buildBm25(['apple pie', 'apple tart', 'banana bread']));
+    const vec = new VectorIndex(Float32Array.of(1, 0, 0.6, 0.8, 0, 1), 2);
+    const hits = hybridSearch(idx, vec, 'apple', Float32Array.of(0, 1), 3);
+    // BM25 ranks 0, 1 (equal scores, block order); vector ranks 2, 1, 0.
+    // Fused: 0 → 1/61 + 1/63, 1 → 1/62 + 1/62, 2 → 1/61.
+    assert.deepEqual(hits.map((h) => h.block), [0, 1, 2]);
+    assert.deepEqual(hits.map((h) => [h.bm25_rank, h.vector_rank]), [[1, 3], [2, 2], [null, 1]]);
+    // Identical blocks tie exactly and keep block order, run after run.
+    const twins = new Bm25Index(buildBm25(['same words', 'same words']));
+    const twinVec = new VectorIndex(Float32Array.of(1, 0, 1, 0), 2);
+    for (let i = 0; i < 3; i++) assert.deepEqual(hybridSearch(twins, twinVec, 'same', Float32Array.of(1, 0), 2).map((h) => h.block), [0, 1]);
+    const keywordOnly = hybridSearch(idx, null, 'apple', null, 3);
+    assert.deepEqual(keywordOnly.map((h) => [h.block, h.vector_rank]), [[0, null], [1, null]]);
+  });
+});

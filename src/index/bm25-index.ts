@@ -77,11 +77,9 @@ function finish(perTerm: Map<string, number[]>, docLengths: Uint32Array): Bm25Da
 }
 
 export class Bm25Index {
-  private readonly termIds: Map<string, number>;
   private readonly avgdl: number;
 
   constructor(readonly data: Bm25Data) {
-    this.termIds = new Map(data.terms.map((t, i) => [t, i]));
     let sum = 0;
     for (const l of data.docLengths) sum += l;
     this.avgdl = data.docLengths.length ? sum / data.docLengths.length : 0;
@@ -89,6 +87,21 @@ export class Bm25Index {
 
   get size(): number {
     return this.data.docLengths.length;
+  }
+
+  /** Terms are stored sorted: a binary search finds one without building a map at load time. */
+  private termId(term: string): number | undefined {
+    const terms = this.data.terms;
+    let lo = 0;
+    let hi = terms.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const t = terms[mid]!;
+      if (t === term) return mid;
+      if (t < term) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
   }
 
   /**
@@ -100,7 +113,7 @@ export class Bm25Index {
     const n = this.size;
     const scores = new Float64Array(n);
     for (const term of new Set(keywordTokens(query))) {
-      const id = this.termIds.get(term);
+      const id = this.termId(term);
       if (id === undefined) continue;
       const start = offsets[id]!;
       const end = offsets[id + 1]!;

@@ -8,6 +8,11 @@ import { addSources, loadSources, removeSource } from '../index/sources';
 import { buildSnapshot } from '../index/build-snapshot';
 import { activateSnapshot, deleteSnapshot, listSnapshots, readActiveId } from '../index/snapshot-store';
 import { embeddingFromEnv, ingestOptionsFromEnv, resolveStore } from './cli-env';
+import { pinSnapshot } from '../index/snapshot-pins';
+import { loadSnapshot } from '../index/snapshot-store';
+import { findTool, runTool } from '../tools/registry';
+import { queryEmbedderFor } from '../tools/query-embedder';
+import { TOOL_NAMES, errorPayload, type ToolName } from '../tools/tool';
 import { formatDocument, formatFailure } from './format';
 import pkg from '../../package.json';
 
@@ -159,6 +164,47 @@ function buildProgram(io: CliIo): Command {
     .action(async (id: string) => {
       await deleteSnapshot(store(), id);
       io.stdout(`deleted: ${id}\n`);
+    });
+
+  program
+    .command('tool')
+    .description(`run one retrieval tool and print its payload as JSON (${TOOL_NAMES.join(', ')})`)
+    .argument('<name>')
+    .argument('[json]', 'the tool input as a JSON object', '{}')
+    .option('--snapshot <id>', 'read this snapshot instead of the active one')
+    .action(async (name: string, raw: string, o: { snapshot?: string }) => {
+      if (!findTool(name)) throw new UsageError(`unknown tool ${name}; tools: ${TOOL_NAMES.join(', ')}`);
+      let input: unknown;
+      try {
+        input = JSON.parse(raw);
+      } catch {
+        throw new UsageError(`the tool input is not valid JSON: ${raw}`);
+      }
+      const dir = store();
+      const id = o.snapshot ?? (await readActiveId(dir));
+      if (!id) return json(io, errorPayload('collection_unavailable', 'no snapshot is active; build one with `docqa index`'));
+      const release = await pinSnapshot(dir, id);
+      try {
+        let snapshot;
+        try {
+          snapshot = await loadSnapshot(dir, id);
+        } catch (err) {
+          return json(io, errorPayload('collection_unavailable', `snapshot ${id} cannot be read: ${errorMessage(err)}`));
+        }
+        let embedding = null;
+        let apiKey = '';
+        if (snapshot.manifest.embedding.provider !== 'none') {
+          try {
+            const e = embeddingFromEnv(io.env);
+            if (e.config.provider !== 'none') ({ config: embedding, apiKey } = { config: e.config, apiKey: e.apiKey });
+          } catch {
+            // No endpoint configured: search_blocks reports upstream_unavailable; the other tools work.
+          }
+        }
+        json(io, await runTool(name as ToolName, input, { snapshot, embedQuery: queryEmbedderFor(snapshot.manifest.embedding, embedding, apiKey) }));
+      } finally {
+        await release();
+      }
     });
 
   program

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { getOutline } from './get-outline';
+import { listBlocks } from './list-blocks';
+import { listDocuments } from './list-documents';
+import { scanTerm } from './scan-term';
+import { searchBlocks } from './search-blocks';
+import { type Tool, type ToolContext, type ToolName, type ToolPayload, ToolFailure, errorPayload, withEstimate } from './tool';
+
+export const TOOLS: ReadonlyArray<Tool> = [listDocuments, getOutline, searchBlocks, listBlocks, scanTerm] as ReadonlyArray<Tool>;
+
+export function findTool(name: string): Tool | undefined {
+  return TOOLS.find((t) => t.name === name);
+}
+
+/** The JSON Schema shown to the model, rendered from the same zod schema that validates the input. */
+export function toolJsonSchema(tool: Tool): Record<string, unknown> {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input) as Record<string, unknown>;
+  return schema;
+}
+
+function describeIssue(err: z.ZodError): string {
+  return err.issues.map((i) => `${i.path.length ? i.path.join('.') : 'input'}: ${i.message}`).join('; ');
+}
+
+/**
+ * Runs one tool on a pinned snapshot: validates the input, runs the tool, and turns every outcome into
+ * a payload — fields, `empty_reason`, or `error {code, message, retryable}` — with its token estimate.
+ * Only cancellation escapes as an exception.
+ */
+export async function runTool(name: ToolName, rawInput: unknown, ctx: ToolContext): Promise<ToolPayload> {
+  const tool = findTool(name);
+  if (!tool) return errorPayload('invalid_argument', `unknown tool ${name}`);
+  const parsed = tool.input.safeParse(rawInput ?? {});
+  if (!parsed.success) return errorPayload('invalid_argument', describeIssue(parsed.error));
+  try {
+    return withEstimate(await tool.run(parsed.data, ctx));
+  } catch (err) {
+    if (ctx.signal?.aborted) throw err;
+    if (err instanceof ToolFailure) return errorPayload(err.code, err.message, err.retryable);
+    return errorPayload('tool_internal_error', `${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

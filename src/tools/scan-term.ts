@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import type { LoadedSnapshot } from '../index/snapshot-store';
+import { type Tool, blockView, fold, resolveDocs } from './tool';
+
+export const ScanTermInput = z
+  .object({
+    term: z.string().trim().min(1).describe('the literal text to find (NFC and case folding only: no stemming, synonyms or punctuation folding)'),
+    doc_ids: z.array(z.string().min(1)).min(1).optional().describe('limit to these documents; absent = the whole collection'),
+  })
+  .strict();
+export type ScanTermInput = z.infer<typeof ScanTermInput>;
+
+const SNIPPET_RADIUS = 40;
+
+/** Folded block texts, computed once per loaded snapshot. */
+const foldedCache = new WeakMap<LoadedSnapshot, string[]>();
+function foldedTexts(s: LoadedSnapshot): string[] {
+  let f = foldedCache.get(s);
+  if (!f) {
+    f = s.blockRefs.map(([d, b]) => fold(s.documents[d]!.blocks[b]!.text));
+    foldedCache.set(s, f);
+  }
+  return f;
+}
+
+/** Non-overlapping occurrences of `needle` in `hay`. */
+export function countOccurrences(hay: string, needle: string): number {
+  let n = 0;
+  for (let i = hay.indexOf(needle); i >= 0; i = hay.indexOf(needle, i + needle.length)) n++;
+  return n;
+}
+
+/** Where (in the original text) the folded text's offset falls: folding can change lengths. */
+function originalOffset(text: string, foldedOffset: number): number {
+  let folded = 0;
+  let i = 0;
+  for (const ch of text.normalize('NFC')) {
+    if (folded >= foldedOffset) break;
+    folded += ch.toLowerCase().length;
+    i += ch.length;
+  }
+  return Math.min(i, text.length);
+}
+
+function snippet(text: string, at: number, len: number): string {
+  const nfc = text.normalize('NFC');
+  const start = Math.max(0, at - SNIPPET_RADIUS);
+  const end = Math.min(nfc.length, at + len + SNIPPET_RADIUS);
+  return `${start > 0 ? '…' : ''}${nfc.slice(start, end).replace(/\s+/g, ' ')}${end < nfc.length ? '…' : ''}`;
+}
+
+export const scanTerm: Tool<typeof ScanTermInput> = {
+  name: 'scan_term',
+  description:
+    'Every block that contains a literal string, with a count per block and a snippet around the first occurrence, in document then block order. count 0 proves only that this exact string is absent, not the idea.',
+  input: ScanTermInput,
+  async run(input, { snapshot, signal }) {
+    if (snapshot.documents.length === 0) return { term: input.term, hits: [], total_count: 0, empty_reason: 'collection_empty' };
+    const docs = input.doc_ids ? [...new Set(resolveDocs(snapshot, input.doc_ids))].sort((a, b) => a - b) : snapshot.documents.map((_, i) => i);
+    const needle = fold(input.term);
+    const texts = foldedTexts(snapshot);
+    const hits: Array<Record<string, unknown>> = [];
+    let total = 0;
+    for (const d of docs) {
+      signal?.throwIfAborted();
+      const [start, end] = snapshot.docRanges[d]!;
+      for (let g = start; g < end; g++) {
+        const first = texts[g]!.indexOf(needle);
+        if (first < 0) continue;
+        const count = countOccurrences(texts[g]!, needle);
+        total += count;
+        const { text, ...rest } = blockView(snapshot, g);
+        const at = originalOffset(text, first);
+        hits.push({ ...rest, snippet: snippet(text, at, input.term.length), count });
+      }
+    }
+    return hits.length ? { term: input.term, hits, total_count: total } : { term: input.term, hits: [], total_count: 0, empty_reason: 'no_match' };
+  },
+};

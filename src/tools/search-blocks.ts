@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { hybridSearch } from '../index/hybrid-search';
+import { type Tool, ToolFailure, blockView, resolveDocs } from './tool';
+
+export const SearchBlocksInput = z
+  .object({
+    query: z.string().trim().min(1).describe('what to look for, in words'),
+    doc_ids: z.array(z.string().min(1)).min(1).optional().describe('limit to these documents; absent = the whole collection'),
+  })
+  .strict();
+export type SearchBlocksInput = z.infer<typeof SearchBlocksInput>;
+
+export const SEARCH_TOP_K = 5;
+
+/** A mask over global block numbers covering the given documents' ranges. */
+export function docMask(ranges: ReadonlyArray<readonly [number, number]>, docs: readonly number[], size: number): (b: number) => boolean {
+  const mask = new Uint8Array(size);
+  for (const d of docs) mask.fill(1, ranges[d]![0], ranges[d]![1]);
+  return (b) => mask[b] === 1;
+}
+
+export const searchBlocks: Tool<typeof SearchBlocksInput> = {
+  name: 'search_blocks',
+  description:
+    'Find the 5 blocks that best match a query (fixed hybrid keyword + semantic ranking). Candidates, not a complete list: not finding something here does not show the documents lack it.',
+  input: SearchBlocksInput,
+  async run(input, { snapshot, embedQuery, signal, onTrace }) {
+    if (snapshot.documents.length === 0) return { mode: null, blocks: [], empty_reason: 'collection_empty' };
+    const allowed = input.doc_ids ? docMask(snapshot.docRanges, resolveDocs(snapshot, input.doc_ids), snapshot.blockRefs.length) : undefined;
+    const keywordOnly = snapshot.manifest.embedding.provider === 'none' || snapshot.vectors === null;
+    let queryVector: Float32Array | null = null;
+    if (!keywordOnly) {
+      // Never a silent keyword fallback: without the query embedding the search does not run.
+      if (!embedQuery) throw new ToolFailure('upstream_unavailable', 'no embedding endpoint is configured for this snapshot’s model', false);
+      try {
+        queryVector = await embedQuery(input.query, signal);
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        throw new ToolFailure('upstream_unavailable', `the query could not be embedded: ${err instanceof Error ? err.message : String(err)}`, true);
+      }
+    }
+    const hits = hybridSearch(snapshot.bm25, snapshot.vectors, input.query, queryVector, SEARCH_TOP_K, allowed);
+    const blocks = hits.map((h) => blockView(snapshot, h.block));
+    onTrace?.({
+      tool: 'search_blocks',
+      detail: { mode: keywordOnly ? 'keyword_only' : 'hybrid', hits: hits.map((h, i) => ({ ref: blocks[i]!.ref, fused: h.fused, bm25: h.bm25, cosine: h.cosine, bm25_rank: h.bm25_rank, vector_rank: h.vector_rank })) },
+    });
+    const mode = keywordOnly ? 'keyword_only' : 'hybrid';
+    return blocks.length ? { mode, blocks } : { mode, blocks: [], empty_reason: 'no_match' };
+  },
+};

@@ -51,3 +51,21 @@ describe('BM25 index', () => {
     assert.deepEqual(keywordOnly.map((h) => [h.block, h.vector_rank]), [[0, null], [1, null]]);
   });
 });
+
+describe('topK', () => {
+  it('equals a full sort (score desc, index asc) on random inputs with many ties', () => {
+    const reference = (s: Float64Array, k: number, min: number) => {
+      const idx: number[] = [];
+      for (let i = 0; i < s.length; i++) if (s[i]! > min) idx.push(i);
+      return idx.sort((a, b) => s[b]! - s[a]! || a - b).slice(0, k);
+    };
+    let seed = 1;
+    const r = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (let t = 0; t < 3000; t++) {
+      const s = Float64Array.from({ length: Math.floor(r() * 60) }, () => Math.floor(r() * 6) - 1);
+      const k = Math.floor(r() * 10);
+      const min = r() < 0.5 ? 0 : -Infinity;
+      assert.deepEqual(topK(s, k, min), reference(s, k, min));
+    }
+  });
+});

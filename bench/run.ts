@@ -8,6 +8,7 @@ import { retrievalBench } from './retrieval.bench';
 import { indexBench } from './index.bench';
 import { rebuildBench } from './rebuild.bench';
 import { oramaBench } from './orama.bench';
+import { toolsBench } from './tools.bench';
 
 async function main(): Promise<void> {
   const rows: BenchRow[] = [];
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
   if (!only || only === 'index') rows.push(...(await indexBench()));
   if (!only || only === 'rebuild') rows.push(...(await rebuildBench()));
   if (!only || only === 'orama') rows.push(...(await oramaBench()));
+  if (!only || only === 'tools') rows.push(...(await toolsBench()));
   printTable(rows);
   console.log(`\nwritten: ${writeResults(rows)}`);
 }

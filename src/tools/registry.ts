@@ -33,7 +33,7 @@ export async function runTool(name: ToolName, rawInput: unknown, ctx: ToolContex
   const parsed = tool.input.safeParse(rawInput ?? {});
   if (!parsed.success) return errorPayload('invalid_argument', describeIssue(parsed.error));
   try {
-    return withEstimate(await tool.run(parsed.data, ctx));
+    return withEstimate(await tool.run(parsed.data, ctx), ctx.snapshot);
   } catch (err) {
     if (ctx.signal?.aborted) throw err;
     if (err instanceof ToolFailure) return errorPayload(err.code, err.message, err.retryable);

@@ -12,15 +12,16 @@ export type ScanTermInput = z.infer<typeof ScanTermInput>;
 
 const SNIPPET_RADIUS = 40;
 
-/** Folded block texts, computed once per loaded snapshot. */
-const foldedCache = new WeakMap<LoadedSnapshot, string[]>();
-function foldedTexts(s: LoadedSnapshot): string[] {
-  let f = foldedCache.get(s);
-  if (!f) {
-    f = s.blockRefs.map(([d, b]) => fold(s.documents[d]!.blocks[b]!.text));
-    foldedCache.set(s, f);
+/** NFC and folded block texts, computed once per loaded snapshot (it never changes). */
+const textCache = new WeakMap<LoadedSnapshot, { nfc: string[]; folded: string[] }>();
+function scanTexts(s: LoadedSnapshot): { nfc: string[]; folded: string[] } {
+  let t = textCache.get(s);
+  if (!t) {
+    const nfc = s.blockRefs.map(([d, b]) => s.documents[d]!.blocks[b]!.text.normalize('NFC'));
+    t = { nfc, folded: nfc.map((x) => x.toLowerCase()) };
+    textCache.set(s, t);
   }
-  return f;
+  return t;
 }
 
 /** Non-overlapping occurrences of `needle` in `hay`. */
@@ -30,20 +31,20 @@ export function countOccurrences(hay: string, needle: string): number {
   return n;
 }
 
-/** Where (in the original text) the folded text's offset falls: folding can change lengths. */
-function originalOffset(text: string, foldedOffset: number): number {
-  let folded = 0;
+/** Where (in the NFC text) the folded text's offset falls: lower-casing can change lengths. */
+function originalOffset(nfc: string, folded: string, foldedOffset: number): number {
+  if (folded.length === nfc.length) return foldedOffset;
+  let seen = 0;
   let i = 0;
-  for (const ch of text.normalize('NFC')) {
-    if (folded >= foldedOffset) break;
-    folded += ch.toLowerCase().length;
+  for (const ch of nfc) {
+    if (seen >= foldedOffset) break;
+    seen += ch.toLowerCase().length;
     i += ch.length;
   }
-  return Math.min(i, text.length);
+  return Math.min(i, nfc.length);
 }
 
-function snippet(text: string, at: number, len: number): string {
-  const nfc = text.normalize('NFC');
+function snippet(nfc: string, at: number, len: number): string {
   const start = Math.max(0, at - SNIPPET_RADIUS);
   const end = Math.min(nfc.length, at + len + SNIPPET_RADIUS);
   return `${start > 0 ? '…' : ''}${nfc.slice(start, end).replace(/\s+/g, ' ')}${end < nfc.length ? '…' : ''}`;
@@ -58,7 +59,7 @@ export const scanTerm: Tool<typeof ScanTermInput> = {
     if (snapshot.documents.length === 0) return { term: input.term, hits: [], total_count: 0, empty_reason: 'collection_empty' };
     const docs = input.doc_ids ? [...new Set(resolveDocs(snapshot, input.doc_ids))].sort((a, b) => a - b) : snapshot.documents.map((_, i) => i);
     const needle = fold(input.term);
-    const texts = foldedTexts(snapshot);
+    const { nfc, folded: texts } = scanTexts(snapshot);
     const hits: Array<Record<string, unknown>> = [];
     let total = 0;
     for (const d of docs) {
@@ -69,9 +70,9 @@ export const scanTerm: Tool<typeof ScanTermInput> = {
         if (first < 0) continue;
         const count = countOccurrences(texts[g]!, needle);
         total += count;
-        const { text, ...rest } = blockView(snapshot, g);
-        const at = originalOffset(text, first);
-        hits.push({ ...rest, snippet: snippet(text, at, input.term.length), count });
+        const { text: _text, ...rest } = blockView(snapshot, g);
+        const at = originalOffset(nfc[g]!, texts[g]!, first);
+        hits.push({ ...rest, snippet: snippet(nfc[g]!, at, needle.length), count });
       }
     }
     return hits.length ? { term: input.term, hits, total_count: total } : { term: input.term, hits: [], total_count: 0, empty_reason: 'no_match' };

@@ -8,8 +8,8 @@ import { addSources, loadSources, removeSource } from '../index/sources';
 import { buildSnapshot } from '../index/build-snapshot';
 import { activateSnapshot, deleteSnapshot, listSnapshots, readActiveId } from '../index/snapshot-store';
 import { embeddingFromEnv, ingestOptionsFromEnv, resolveStore } from './cli-env';
-import { pinSnapshot } from '../index/snapshot-pins';
-import { loadSnapshot } from '../index/snapshot-store';
+import { SnapshotLru } from '../index/snapshot-lru';
+import { openSnapshotHandle } from '../tools/snapshot-handle';
 import { findTool, runTool } from '../tools/registry';
 import { queryEmbedderFor } from '../tools/query-embedder';
 import { TOOL_NAMES, errorPayload, type ToolName } from '../tools/tool';
@@ -181,16 +181,15 @@ function buildProgram(io: CliIo): Command {
         throw new UsageError(`the tool input is not valid JSON: ${raw}`);
       }
       const dir = store();
-      const id = o.snapshot ?? (await readActiveId(dir));
-      if (!id) return json(io, errorPayload('collection_unavailable', 'no snapshot is active; build one with `docqa index`'));
-      const release = await pinSnapshot(dir, id);
+      let handle;
       try {
-        let snapshot;
-        try {
-          snapshot = await loadSnapshot(dir, id);
-        } catch (err) {
-          return json(io, errorPayload('collection_unavailable', `snapshot ${id} cannot be read: ${errorMessage(err)}`));
-        }
+        handle = await openSnapshotHandle(dir, new SnapshotLru(dir, 1), o.snapshot);
+      } catch (err) {
+        return json(io, errorPayload('collection_unavailable', `snapshot ${o.snapshot ?? '(active)'} cannot be read: ${errorMessage(err)}`));
+      }
+      if (!handle) return json(io, errorPayload('collection_unavailable', 'no snapshot is active; build one with `docqa index`'));
+      try {
+        const { snapshot } = handle;
         let embedding = null;
         let apiKey = '';
         if (snapshot.manifest.embedding.provider !== 'none') {
@@ -203,7 +202,7 @@ function buildProgram(io: CliIo): Command {
         }
         json(io, await runTool(name as ToolName, input, { snapshot, embedQuery: queryEmbedderFor(snapshot.manifest.embedding, embedding, apiKey) }));
       } finally {
-        await release();
+        await handle.release();
       }
     });
 

@@ -12,6 +12,7 @@ import { isPinned, pinSnapshot } from '../../src/index/snapshot-pins';
 import { SnapshotLru } from '../../src/index/snapshot-lru';
 import { deleteSnapshot, listSnapshots, readActiveId } from '../../src/index/snapshot-store';
 import { addSources } from '../../src/index/sources';
+import { openSnapshotHandle } from '../../src/tools/snapshot-handle';
 import { tempDir } from '../helpers';
 
 async function setup() {
@@ -112,5 +113,24 @@ describe('background build control', () => {
     gate.resume();
     assert.equal(await readActiveId(dir), manifest.id);
     assert.deepEqual(fs.readdirSync(dir.snapshotsDir), [manifest.id]);
+  });
+});
+
+describe('snapshot handles for requests', () => {
+  it('a request keeps reading its snapshot while another is activated, and it cannot be deleted until released', async () => {
+    const { dir, build } = await setup();
+    const first = await build(0);
+    const lru = new SnapshotLru(dir, 2);
+    const handle = (await openSnapshotHandle(dir, lru))!;
+    assert.equal(handle.id, first);
+    const second = await build(0);
+    assert.equal(await readActiveId(dir), second);
+    assert.equal(handle.snapshot.manifest.id, first);
+    assert.ok(handle.snapshot.documents[0]!.blocks[0]!.text.includes('Version 1'));
+    assert.ok((await listSnapshots(dir)).some((m) => m.id === first), 'retention (keep 0) spared the pinned snapshot');
+    await assert.rejects(deleteSnapshot(dir, first), /running request/);
+    await handle.release();
+    await deleteSnapshot(dir, first);
+    assert.equal(await openSnapshotHandle(new DataDir(tempDir()), lru), null, 'no snapshot: null, the tools answer collection_unavailable');
   });
 });

@@ -15,22 +15,40 @@ import { queryEmbedderFor } from '../../src/tools/query-embedder';
 import { TOOLS, runTool, toolJsonSchema } from '../../src/tools/registry';
 import type { ToolContext, ToolName, ToolPayload, ToolTraceEvent } from '../../src/tools/tool';
 import { FakeOpenAIServer } from '../fakes/openai-server';
+import { CLI } from './cli';
+import { spawnSync } from 'node:child_process';
 import { fixture, tempDir } from '../helpers';
+
+/** Where each test snapshot lives, so the CLI variant can read it with --store. */
+const storeOf = new WeakMap<LoadedSnapshot, string>();
 
 async function snapshotOf(paths: string[], embedding: EmbeddingConfig = { provider: 'none' }): Promise<LoadedSnapshot> {
   const dir = new DataDir(tempDir());
   if (paths.length) await addSources(dir, paths);
   await buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding, embeddingApiKey: '', pool: createIngestPool(DEFAULT_INGEST_OPTIONS, null) });
-  return (await loadActiveSnapshot(dir))!;
+  const snap = (await loadActiveSnapshot(dir))!;
+  storeOf.set(snap, dir.root);
+  return snap;
+}
+
+/** The same call through the built `docqa tool` command: its stdout must be the very same payload. */
+function viaCli(name: ToolName, input: unknown, c: ToolContext): ToolPayload {
+  const r = spawnSync(process.execPath, [CLI, '--store', storeOf.get(c.snapshot)!, 'tool', name, JSON.stringify(input), '--snapshot', c.snapshot.manifest.id], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: tempDir('docqa-home-'), DOCQA_EMBEDDING_PROVIDER: 'none' },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout) as ToolPayload;
 }
 
 type Block = { ref: string; doc_id: string; block_id: string; doc_title: string; source_label: string; section_path: string; text: string };
 
-describe('tool contracts (seed §10.1, Appendix A.2)', () => {
+for (const via of ['in-process', 'cli'] as const) describe(`tool contracts (seed §10.1, Appendix A.2), ${via}`, () => {
   let snap: LoadedSnapshot;
   let empty: LoadedSnapshot;
   let ctx: ToolContext;
-  const call = (name: ToolName, input: unknown, c: ToolContext = ctx) => runTool(name, input, c);
+  const inProcess = via === 'in-process';
+  const call = async (name: ToolName, input: unknown, c: ToolContext = ctx): Promise<ToolPayload> => (inProcess || c.onTrace || c.embedQuery ? runTool(name, input, c) : viaCli(name, input, c));
   const docId = (title: string) => snap.documents.find((d) => d.title === title)!.doc_id;
 
   before(async () => {
@@ -152,7 +170,7 @@ describe('tool contracts (seed §10.1, Appendix A.2)', () => {
     });
   });
 
-  describe('search_blocks with embeddings (fake server over HTTP)', () => {
+  if (inProcess) describe('search_blocks with embeddings (fake server over HTTP)', () => {
     let server: FakeOpenAIServer;
     let hybrid: LoadedSnapshot;
     let config: RemoteEmbeddingConfig;
@@ -204,7 +222,8 @@ describe('tool contracts (seed §10.1, Appendix A.2)', () => {
       const e = await call('list_blocks', { doc_id: docId('Sparse'), section_paths: ['Sparse > Empty'] });
       assert.deepEqual([e.total, e.empty_reason], [0, 'scope_empty']);
     });
-    it('completeness: every section = its direct blocks ∪ its subsections, for every section of every document', async () => {
+    // Hundreds of calls: in-process only (the CLI variant covers the same payloads case by case above).
+    if (inProcess) it('completeness: every section = its direct blocks ∪ its subsections, for every section of every document', async () => {
       for (const doc of snap.documents) {
         for (const s of doc.sections) {
           const whole = ((await call('list_blocks', { doc_id: doc.doc_id, section_paths: [s.path] })).blocks as Block[] | undefined) ?? [];

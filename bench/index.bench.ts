@@ -1,47 +1,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildBm25 } from '../src/index/bm25-index';
-import { writeIndexFiles } from '../src/index/build-snapshot';
 import { DataDir } from '../src/index/data-dir';
 import { hybridSearch } from '../src/index/hybrid-search';
-import { writeVersioned } from '../src/index/json-file';
-import { DEFAULT_INGEST_OPTIONS, type Document } from '../src/index/model';
-import { SNAPSHOT_FORMAT_VERSION, type SnapshotManifest } from '../src/index/snapshot-manifest';
+import type { Document } from '../src/index/model';
 import { FILES, loadSnapshot } from '../src/index/snapshot-store';
 import { normalizeRows } from '../src/index/vector-index';
+import { qaParagraphs, seededRandom, writeBenchSnapshot } from './fixtures';
 import type { BenchRow } from './report';
 
-const QA = path.join(__dirname, '..', '..', 'shared', 'corpus', 'qa');
 const DIMS = 1024;
 const BLOCKS_PER_DOC = 10;
-
-function paragraphsAndQuestions(): { paragraphs: string[]; questions: string[] } {
-  const paragraphs: string[] = [];
-  const questions: string[] = [];
-  for (const f of ['squad-dev-v1.1.json', 'cmrc2018-dev.json']) {
-    const file = path.join(QA, f);
-    if (!fs.existsSync(file)) continue;
-    const data = JSON.parse(fs.readFileSync(file, 'utf8')) as { data: Array<{ paragraphs: Array<{ context: string; qas: Array<{ question: string }> }> }> };
-    for (const a of data.data) for (const p of a.paragraphs) {
-      paragraphs.push(p.context);
-      if (p.qas[0]) questions.push(p.qas[0].question);
-    }
-  }
-  if (paragraphs.length === 0) paragraphs.push('Photosynthesis turns light into chemical energy.', '光合作用把光能转化为化学能。');
-  if (questions.length === 0) questions.push('What does photosynthesis do?');
-  return { paragraphs, questions };
-}
-
-function rand32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5;
-  };
-}
 
 function percentile(values: number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);
@@ -65,7 +34,9 @@ function bruteForce(matrix: Float32Array, q: Float32Array, dims: number): number
 
 export async function indexBench(sizes: number[] = [10_000, 100_000]): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  const { paragraphs, questions } = paragraphsAndQuestions();
+  const qa = qaParagraphs();
+  const paragraphs = qa.paragraphs.length ? qa.paragraphs : ['Photosynthesis turns light into chemical energy.', '光合作用把光能转化为化学能。'];
+  const questions = qa.questions.length ? qa.questions : ['What does photosynthesis do?'];
   for (const n of sizes) {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-bench-index-'));
     const dir = new DataDir(root);
@@ -85,27 +56,16 @@ export async function indexBench(sizes: number[] = [10_000, 100_000]): Promise<B
           blocks,
         });
       }
-      const next = rand32(n);
+      const next = seededRandom(n);
       const matrix = new Float32Array(n * DIMS);
       for (let i = 0; i < matrix.length; i++) matrix[i] = next();
 
-      // Build: keyword index, normalised vectors, files written and fsynced (embedding latency excluded).
+      // Build: keyword index and files written and fsynced (embedding latency excluded), vectors normalised.
       const id = `bench-${n}`;
-      const folder = dir.snapshotDir(id);
-      fs.mkdirSync(folder, { recursive: true });
-      let t = performance.now();
-      const bm25 = buildBm25(documents.flatMap((d) => d.blocks.map((b) => b.text)));
+      const t0 = performance.now();
       normalizeRows(matrix, DIMS);
-      await writeIndexFiles(folder, documents, bm25, matrix);
-      const buildMs = performance.now() - t;
-      const manifest: SnapshotManifest = {
-        formatVersion: SNAPSHOT_FORMAT_VERSION, id, parent: null, state: 'ready', created_at: new Date().toISOString(), finished_at: null, app_version: 'bench',
-        sources: [], documents: [], failed_documents: [], chunking: DEFAULT_INGEST_OPTIONS.chunking, tokenizer: 't', keyword_tokenizer: 'k',
-        embedding: { provider: 'openai-compatible', family: 'bench', model: 'random', dimensions: DIMS }, fusion: { method: 'rrf', k: 60, depth: 50 },
-        stats: { documents: documents.length, blocks: n, failed_documents: 0, reused_documents: 0, embedded_blocks: 0, cached_embeddings: 0, embedding_tokens: 0, embedding_requests: 0, durations_ms: { ingest: 0, embed: 0, index: 0, write: 0 } },
-        error: null,
-      };
-      await writeVersioned(path.join(folder, FILES.manifest), manifest);
+      const buildMs = performance.now() - t0 + (await writeBenchSnapshot(dir, id, documents, matrix, DIMS));
+      const folder = dir.snapshotDir(id);
       const files = Object.values(FILES).map((f) => path.join(folder, f));
       const bytes = files.reduce((s, f) => s + fs.statSync(f).size, 0);
       rows.push({ name: `index.${n / 1000}k.build_ms (bm25 + vectors + write)`, value: buildMs, unit: 'ms', floor: null, ratio: null });
@@ -122,7 +82,7 @@ export async function indexBench(sizes: number[] = [10_000, 100_000]): Promise<B
       gc();
       const mem = () => { const m = process.memoryUsage(); return m.heapUsed + m.arrayBuffers; };
       const memBefore = mem();
-      t = performance.now();
+      const t = performance.now();
       const snap = await loadSnapshot(dir, id);
       const loadMs = performance.now() - t;
       gc();

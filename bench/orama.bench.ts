@@ -8,38 +8,26 @@ import os from 'node:os';
 import path from 'node:path';
 import { create, insertMultiple, load, type Orama } from '@orama/orama';
 import { persist } from '@orama/plugin-data-persistence';
-import { buildBm25 } from '../src/index/bm25-index';
-import { writeIndexFiles } from '../src/index/build-snapshot';
 import { DataDir } from '../src/index/data-dir';
-import { writeVersioned } from '../src/index/json-file';
 import { keywordTokens } from '../src/index/keyword-tokenizer';
-import { DEFAULT_INGEST_OPTIONS, type Document } from '../src/index/model';
-import { SNAPSHOT_FORMAT_VERSION } from '../src/index/snapshot-manifest';
+import type { Document } from '../src/index/model';
 import { FILES, loadSnapshot } from '../src/index/snapshot-store';
 import { normalizeRows } from '../src/index/vector-index';
+import { qaParagraphs, seededRandom, writeBenchSnapshot } from './fixtures';
 import type { BenchRow } from './report';
 
 const N = 10_000;
 const DIMS = 256;
-const QA = path.join(__dirname, '..', '..', 'shared', 'corpus', 'qa');
 
 const schema = { text: 'string', vector: `vector[${DIMS}]` } as const;
 const tokenizer = { language: 'multi', normalizationCache: new Map(), tokenize: (raw: string) => keywordTokens(raw) };
 const makeDb = () => create({ schema, components: { tokenizer } }) as unknown as Orama<typeof schema>;
 
 export async function oramaBench(): Promise<BenchRow[]> {
-  const paragraphs: string[] = [];
-  for (const f of ['squad-dev-v1.1.json', 'cmrc2018-dev.json']) {
-    const file = path.join(QA, f);
-    if (!fs.existsSync(file)) continue;
-    const data = JSON.parse(fs.readFileSync(file, 'utf8')) as { data: Array<{ paragraphs: Array<{ context: string }> }> };
-    for (const a of data.data) for (const p of a.paragraphs) paragraphs.push(p.context);
-  }
+  const { paragraphs } = qaParagraphs();
   if (paragraphs.length === 0) return [];
   const texts = Array.from({ length: N }, (_, i) => `${paragraphs[i % paragraphs.length]} (#${i})`);
-  let seed = 7;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) - 0.5;
-  const matrix = Float32Array.from({ length: N * DIMS }, rnd);
+  const matrix = Float32Array.from({ length: N * DIMS }, seededRandom(7));
   normalizeRows(matrix, DIMS);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-bench-orama-'));
   try {
@@ -62,8 +50,6 @@ export async function oramaBench(): Promise<BenchRow[]> {
     // Ours
     const dir = new DataDir(root);
     const id = 'bench-orama-compare';
-    const folder = dir.snapshotDir(id);
-    fs.mkdirSync(folder, { recursive: true });
     const documents: Document[] = [];
     for (let d = 0; d < N / 10; d++) {
       documents.push({
@@ -72,14 +58,8 @@ export async function oramaBench(): Promise<BenchRow[]> {
         blocks: Array.from({ length: 10 }, (_, b) => ({ block_id: `b${b}`, block_index: b, section_path: 'B', text: texts[d * 10 + b]!, token_count: 0, location: { kind: 'page' as const, page: 1 } })),
       });
     }
-    t = performance.now();
-    await writeIndexFiles(folder, documents, buildBm25(texts), matrix);
-    const oursBuild = performance.now() - t;
-    await writeVersioned(path.join(folder, FILES.manifest), {
-      formatVersion: SNAPSHOT_FORMAT_VERSION, id, parent: null, state: 'ready', created_at: '', finished_at: null, app_version: 'bench', sources: [], documents: [], failed_documents: [],
-      chunking: DEFAULT_INGEST_OPTIONS.chunking, tokenizer: 't', keyword_tokenizer: 'k', embedding: { provider: 'openai-compatible', family: 'b', model: 'm', dimensions: DIMS },
-      fusion: { method: 'rrf', k: 60, depth: 50 }, stats: { documents: 0, blocks: 0, failed_documents: 0, reused_documents: 0, embedded_blocks: 0, cached_embeddings: 0, embedding_tokens: 0, embedding_requests: 0, durations_ms: { ingest: 0, embed: 0, index: 0, write: 0 } }, error: null,
-    });
+    const oursBuild = await writeBenchSnapshot(dir, id, documents, matrix, DIMS);
+    const folder = dir.snapshotDir(id);
     const oursBytes = Object.values(FILES).reduce((s, f) => s + fs.statSync(path.join(folder, f)).size, 0);
     t = performance.now();
     await loadSnapshot(dir, id);

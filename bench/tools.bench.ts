@@ -7,22 +7,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildBm25 } from '../src/index/bm25-index';
-import { writeIndexFiles } from '../src/index/build-snapshot';
 import { DataDir } from '../src/index/data-dir';
-import { writeVersioned } from '../src/index/json-file';
-import { DEFAULT_INGEST_OPTIONS, type Document } from '../src/index/model';
-import { SNAPSHOT_FORMAT_VERSION } from '../src/index/snapshot-manifest';
-import { FILES, loadSnapshot } from '../src/index/snapshot-store';
+import type { Document } from '../src/index/model';
+import { loadSnapshot } from '../src/index/snapshot-store';
 import { normalizeRows } from '../src/index/vector-index';
 import { runTool } from '../src/tools/registry';
 import type { ToolContext, ToolName } from '../src/tools/tool';
+import { qaParagraphs, seededRandom, writeBenchSnapshot } from './fixtures';
 import type { BenchRow } from './report';
 
 const DOCS = 50;
 const PER_DOC = 2000;
 const DIMS = 1024;
-const QA = path.join(__dirname, '..', '..', 'shared', 'corpus', 'qa');
 
 function percentile(v: number[], p: number): number {
   const s = [...v].sort((a, b) => a - b);
@@ -30,17 +26,7 @@ function percentile(v: number[], p: number): number {
 }
 
 export async function toolsBench(): Promise<BenchRow[]> {
-  const paragraphs: string[] = [];
-  const questions: string[] = [];
-  for (const f of ['squad-dev-v1.1.json', 'cmrc2018-dev.json']) {
-    const file = path.join(QA, f);
-    if (!fs.existsSync(file)) continue;
-    const data = JSON.parse(fs.readFileSync(file, 'utf8')) as { data: Array<{ paragraphs: Array<{ context: string; qas: Array<{ question: string }> }> }> };
-    for (const a of data.data) for (const p of a.paragraphs) {
-      paragraphs.push(p.context);
-      if (p.qas[0]) questions.push(p.qas[0].question);
-    }
-  }
+  const { paragraphs, questions } = qaParagraphs();
   if (paragraphs.length === 0) return [];
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-bench-tools-'));
   try {
@@ -53,19 +39,12 @@ export async function toolsBench(): Promise<BenchRow[]> {
         blocks: Array.from({ length: PER_DOC }, (_, b) => ({ block_id: `b${b}`, block_index: b, section_path: `Chapter ${Math.floor(b / 100)}`, text: paragraphs[(d * PER_DOC + b) % paragraphs.length]!, token_count: 0, location: { kind: 'page' as const, page: 1 } })),
       });
     }
-    let seed = 3;
-    const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) - 0.5;
+    const rnd = seededRandom(3);
     const matrix = Float32Array.from({ length: DOCS * PER_DOC * DIMS }, rnd);
     normalizeRows(matrix, DIMS);
     const dir = new DataDir(root);
     const id = 'bench-tools';
-    fs.mkdirSync(dir.snapshotDir(id), { recursive: true });
-    await writeIndexFiles(dir.snapshotDir(id), documents, buildBm25(documents.flatMap((d) => d.blocks.map((b) => b.text))), matrix);
-    await writeVersioned(path.join(dir.snapshotDir(id), FILES.manifest), {
-      formatVersion: SNAPSHOT_FORMAT_VERSION, id, parent: null, state: 'ready', created_at: '', finished_at: null, app_version: 'bench', sources: [], documents: [], failed_documents: [],
-      chunking: DEFAULT_INGEST_OPTIONS.chunking, tokenizer: 't', keyword_tokenizer: 'k', embedding: { provider: 'openai-compatible', family: 'b', model: 'm', dimensions: DIMS },
-      fusion: { method: 'rrf', k: 60, depth: 50 }, stats: { documents: 0, blocks: 0, failed_documents: 0, reused_documents: 0, embedded_blocks: 0, cached_embeddings: 0, embedding_tokens: 0, embedding_requests: 0, durations_ms: { ingest: 0, embed: 0, index: 0, write: 0 } }, error: null,
-    });
+    await writeBenchSnapshot(dir, id, documents, matrix, DIMS);
     const snapshot = await loadSnapshot(dir, id);
     const qv = Float32Array.from({ length: DIMS }, rnd);
     const ctx: ToolContext = { snapshot, embedQuery: async () => qv };

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { StoreError, errorMessage } from './errors';
+import { processAlive } from './process-alive';
 
 /**
  * The data directory layout (documented in README "Data directory"). Only paths are decided here; each
@@ -34,15 +35,6 @@ export class DataDir {
     } catch (err) {
       throw new StoreError('store_io', `cannot create data directory ${this.root}: ${errorMessage(err)}`, { cause: err });
     }
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

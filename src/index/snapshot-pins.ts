@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { DataDir } from './data-dir';
+import { processAlive } from './process-alive';
 
 /**
  * A running request pins the snapshot it reads, so that retention and `snapshots delete` in any process
@@ -12,15 +13,6 @@ import type { DataDir } from './data-dir';
  */
 function pinDir(dir: DataDir, id: string): string {
   return path.join(dir.root, 'pins', id);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export async function pinSnapshot(dir: DataDir, id: string): Promise<() => Promise<void>> {
@@ -50,7 +42,7 @@ export async function isPinned(dir: DataDir, id: string): Promise<boolean> {
     const file = path.join(folder, n);
     try {
       const owner = JSON.parse(await fs.readFile(file, 'utf8')) as { pid?: unknown; host?: unknown };
-      if (typeof owner.pid === 'number' && (owner.host !== os.hostname() || alive(owner.pid))) pinned = true;
+      if (typeof owner.pid === 'number' && (owner.host !== os.hostname() || processAlive(owner.pid))) pinned = true;
       else await fs.rm(file, { force: true });
     } catch {
       // A pin being written right now: count it.

@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeIndexFiles } from '../src/index/build-snapshot';
+import { buildBm25 } from '../src/index/bm25-index';
+import type { DataDir } from '../src/index/data-dir';
+import { writeVersioned } from '../src/index/json-file';
+import { DEFAULT_INGEST_OPTIONS, type Document } from '../src/index/model';
+import { SNAPSHOT_FORMAT_VERSION, type SnapshotManifest } from '../src/index/snapshot-manifest';
+import { FILES } from '../src/index/snapshot-store';
+
+const QA = path.join(__dirname, '..', '..', 'shared', 'corpus', 'qa');
+
+/** Paragraphs and one question per paragraph from SQuAD and CMRC 2018 (empty when the corpus is absent). */
+export function qaParagraphs(): { paragraphs: string[]; questions: string[] } {
+  const paragraphs: string[] = [];
+  const questions: string[] = [];
+  for (const f of ['squad-dev-v1.1.json', 'cmrc2018-dev.json']) {
+    const file = path.join(QA, f);
+    if (!fs.existsSync(file)) continue;
+    const data = JSON.parse(fs.readFileSync(file, 'utf8')) as { data: Array<{ paragraphs: Array<{ context: string; qas: Array<{ question: string }> }> }> };
+    for (const a of data.data)
+      for (const p of a.paragraphs) {
+        paragraphs.push(p.context);
+        if (p.qas[0]) questions.push(p.qas[0].question);
+      }
+  }
+  return { paragraphs, questions };
+}
+
+/** A deterministic pseudo-random source in [-0.5, 0.5). */
+export function seededRandom(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5;
+  };
+}
+
+/** Writes a ready snapshot made directly from documents and a (normalised) vector matrix; returns the build time of its index files. */
+export async function writeBenchSnapshot(dir: DataDir, id: string, documents: Document[], matrix: Float32Array, dims: number): Promise<number> {
+  const folder = dir.snapshotDir(id);
+  fs.mkdirSync(folder, { recursive: true });
+  const t = performance.now();
+  await writeIndexFiles(folder, documents, buildBm25(documents.flatMap((d) => d.blocks.map((b) => b.text))), matrix);
+  const ms = performance.now() - t;
+  const manifest: SnapshotManifest = {
+    formatVersion: SNAPSHOT_FORMAT_VERSION, id, parent: null, state: 'ready', created_at: new Date().toISOString(), finished_at: null, app_version: 'bench',
+    sources: [], documents: [], failed_documents: [], chunking: DEFAULT_INGEST_OPTIONS.chunking, tokenizer: 'bench', keyword_tokenizer: 'bench',
+    embedding: { provider: 'openai-compatible', family: 'bench', model: 'random', dimensions: dims }, fusion: { method: 'rrf', k: 60, depth: 50 },
+    stats: { documents: documents.length, blocks: 0, failed_documents: 0, reused_documents: 0, embedded_blocks: 0, cached_embeddings: 0, embedding_tokens: 0, embedding_requests: 0, durations_ms: { ingest: 0, embed: 0, index: 0, write: 0 } },
+    error: null,
+  };
+  await writeVersioned(path.join(folder, FILES.manifest), manifest);
+  return ms;
+}

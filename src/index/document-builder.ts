@@ -23,7 +23,7 @@ export interface DocumentIdentity {
 function blockIds(texts: readonly string[]): string[] {
   const seen = new Map<string, number>();
   return texts.map((t) => {
-    const base = `b${crypto.createHash('sha256').update(t).digest('hex').slice(0, 8)}`;
+    const base = `b${crypto.hash('sha256', t).slice(0, 8)}`;
     const n = (seen.get(base) ?? 0) + 1;
     seen.set(base, n);
     return n === 1 ? base : `${base}-${n}`;

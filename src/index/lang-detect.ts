@@ -6,20 +6,32 @@ export interface ScriptCounts {
   latinWords: number;
 }
 
-const HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/gu;
-const KANA = /[\u3040-\u30ff]/gu;
-const LATIN_WORD = /[A-Za-z\u00c0-\u024f]{2,}/gu;
 
 /** Inline code, link targets, URLs and tags are not prose: a Chinese page full of `author.books` is still Chinese. */
 const NOT_PROSE = /`[^`\n]*`|\]\([^)]*\)|https?:\/\/\S+|<[^>\n]*>/g;
 
+const isLatin = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 0xc0 && c <= 0x24f);
+
+/** Han characters, kana, and Latin words of two letters or more, in one pass over the prose. */
 export function countScripts(raw: string): ScriptCounts {
   const text = raw.replace(NOT_PROSE, ' ');
-  return {
-    han: text.match(HAN)?.length ?? 0,
-    kana: text.match(KANA)?.length ?? 0,
-    latinWords: text.match(LATIN_WORD)?.length ?? 0,
-  };
+  let han = 0;
+  let kana = 0;
+  let latinWords = 0;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (isLatin(c)) {
+      run++;
+      continue;
+    }
+    if (run >= 2) latinWords++;
+    run = 0;
+    if ((c >= 0x3400 && c <= 0x4dbf) || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xf900 && c <= 0xfaff)) han++;
+    else if (c >= 0x3040 && c <= 0x30ff) kana++;
+  }
+  if (run >= 2) latinWords++;
+  return { han, kana, latinWords };
 }
 
 export function addCounts(a: ScriptCounts, b: ScriptCounts): ScriptCounts {

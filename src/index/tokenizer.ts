@@ -18,6 +18,18 @@ export const TOKENIZER_NAME = 'gpt-tokenizer@4.0.0/o200k_base';
 const CACHE_LIMIT = 200_000;
 /** `String.prototype.match` with a global regex returns every chunk at once, cheaper than an exec loop. */
 const SPLIT = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, 'gu');
+/**
+ * The same pattern for text that is pure ASCII, with the Unicode property classes spelled out over ASCII
+ * (letters A–Z a–z, digits 0–9, no marks): twice as fast, and chunk-for-chunk identical on such text
+ * (tested against the library's pattern on the fixtures and on random ASCII).
+ */
+const CONTRACTION = "'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])";
+export const SPLIT_ASCII = new RegExp(
+  `[^\\r\\nA-Za-z0-9]?[A-Z]*[a-z]+(?:${CONTRACTION})?|[^\\r\\nA-Za-z0-9]?[A-Z]+[a-z]*(?:${CONTRACTION})?|[0-9]{1,3}| ?[^\\sA-Za-z0-9]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+`,
+  'g',
+);
+// eslint-disable-next-line no-control-regex -- "every character is ASCII" is the test
+const ASCII_ONLY = /^[\u0000-\u007f]*$/;
 const cache = new Map<string, number>();
 
 function chunkCount(chunk: string): number {
@@ -40,7 +52,7 @@ export interface TokenCount {
 }
 
 export function countWithTail(text: string): TokenCount {
-  const parts = text.match(SPLIT);
+  const parts = text.match(ASCII_ONLY.test(text) ? SPLIT_ASCII : SPLIT);
   if (!parts) return { tokens: 0, chunks: 0, head: '', tail: '' };
   let tokens = 0;
   for (const p of parts) tokens += chunkCount(p);

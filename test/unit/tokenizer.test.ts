@@ -64,3 +64,17 @@ describe('countTokens', () => {
     }
   });
 });
+
+describe('ASCII pre-tokenizer fast path', () => {
+  it('splits pure-ASCII text exactly like the library pattern (fixtures and random strings)', async () => {
+    const { O200K_TOKEN_SPLIT_REGEX } = await import('gpt-tokenizer/encodingParams/constants');
+    const { SPLIT_ASCII } = await import('../../src/index/tokenizer');
+    const unicode = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, 'gu');
+    const samples = walk(path.join(FIXTURES, 'markdown')).map((f) => fs.readFileSync(f, 'utf8').replace(/[^\x00-\x7f]/g, ' '));
+    const alphabet = "aZ09 '\t\n\r\u000b\f.,;:!?-_/\\\"'sdmtllvere()[]{}<>#*`~@$%^&+=|AbCdEf";
+    let seed = 42;
+    const r = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (let i = 0; i < 3000; i++) samples.push(Array.from({ length: Math.floor(r() * 40) }, () => alphabet[Math.floor(r() * alphabet.length)]).join(''));
+    for (const s of samples) assert.deepEqual(s.match(SPLIT_ASCII), s.match(unicode), JSON.stringify(s.slice(0, 60)));
+  });
+});

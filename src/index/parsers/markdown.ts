@@ -33,6 +33,8 @@ function readFrontMatter(lines: readonly string[]): FrontMatter {
     const l = lines[i]!.trim();
     if (l === '---' || l === '...') {
       let title: string | null = null;
+      // Only a block that names a title is worth a YAML parse.
+      if (!lines.slice(1, i).some((x) => /^title\s*:/.test(x))) return { lines: i + 1, title: null };
       try {
         const data: unknown = parseYaml(lines.slice(1, i).join('\n'));
         if (data && typeof data === 'object' && 'title' in data) {
@@ -48,9 +50,14 @@ function readFrontMatter(lines: readonly string[]): FrontMatter {
   return { lines: 0, title: null };
 }
 
+/** Characters that can start inline markup; a heading without any is its own plain text. */
+const INLINE_MARKUP = /[`*_[\]<>&\\!~]/;
+
 /** Plain text of a heading's inline content: text and code spans, markup dropped. */
 function inlineText(token: Token | undefined): string {
-  const children = inline.parseInline(token?.content ?? '', {})[0]?.children ?? [];
+  const content = token?.content ?? '';
+  if (!INLINE_MARKUP.test(content)) return content.replace(HEADING_ANCHOR, '').trim();
+  const children = inline.parseInline(content, {})[0]?.children ?? [];
   let out = '';
   for (const c of children) {
     if (c.type === 'text' || c.type === 'code_inline') out += c.content;

@@ -32,7 +32,16 @@ export const SPLIT_ASCII = new RegExp(
 const ASCII_ONLY = /^[\u0000-\u007f]*$/;
 const cache = new Map<string, number>();
 
+/** Counts of one-character chunks (punctuation, single spaces, CJK characters) by char code: no hashing. */
+const single = new Int32Array(0x10000).fill(-1);
+
 function chunkCount(chunk: string): number {
+  if (chunk.length === 1) {
+    const code = chunk.charCodeAt(0);
+    let n = single[code]!;
+    if (n < 0) single[code] = n = o200kCount(chunk);
+    return n;
+  }
   let c = cache.get(chunk);
   if (c === undefined) {
     c = o200kCount(chunk);

@@ -66,36 +66,59 @@ const NEEDS_ESCAPE = /[\n\r\t"\\\u0000-\u001f]/g;
 
 /**
  * Token estimate of a payload's JSON with the index tokenizer. Block texts are not counted again: each
- * block's exact count is already in the snapshot, so the JSON is counted with texts (and snippets) left
- * empty, and each adds its block's count (a snippet its share by length), one token per character JSON
- * escapes and two for the seam.
+ * block's exact count is already in the snapshot (a snippet takes its share by length). Block items are
+ * counted field by field — their JSON shape once per shape, each other value once per snapshot — plus
+ * one token per character JSON escapes and small margins for the seams, so the estimate stays at or a
+ * little above the exact count (budget admission wants the safe side) and large payloads cost little.
  * That keeps the estimate at or a little above the exact count (budget admission wants the safe side)
  * and costs nothing per text, where counting a 2,000-block section afresh took most of a second.
  */
 export function estimateTokens(fields: Record<string, unknown>, snapshot?: LoadedSnapshot): number {
   if (!snapshot) return countTokens(JSON.stringify(fields));
   const counts = tokenCounts(snapshot);
+  const strings = stringTokens(snapshot);
+  const tokensOf = (v: string) => {
+    let n = strings.get(v);
+    if (n === undefined) strings.set(v, (n = countTokens(v) + (v.match(NEEDS_ESCAPE)?.length ?? 0)));
+    return n;
+  };
   let extra = 0;
-  // Shallow copies with texts emptied (a JSON.stringify replacer is several times slower on big payloads).
-  const blank = (item: unknown): unknown => {
-    if (!item || typeof item !== 'object' || typeof (item as { ref?: unknown }).ref !== 'string') return item;
+  /** A block item is counted field by field (its shape once, each value on its own): no big JSON to tokenise. */
+  const blockItem = (item: unknown): boolean => {
+    if (!item || typeof item !== 'object' || typeof (item as { ref?: unknown }).ref !== 'string') return false;
     const o = item as Record<string, unknown>;
     const known = counts.get(o.ref as string);
-    if (!known) return item;
-    const copy = { ...o };
-    for (const key of ['text', 'snippet'] as const) {
-      const value = o[key];
-      if (typeof value !== 'string') continue;
-      // A snippet is a piece of its block: its share of the block's count, rounded up.
-      const tokens = key === 'text' ? known.tokens : Math.ceil((known.tokens * value.length) / Math.max(1, known.chars));
-      extra += tokens + 2 + (value.match(NEEDS_ESCAPE)?.length ?? 0);
-      copy[key] = '';
+    if (!known) return false;
+    const keys = Object.keys(o);
+    const sig = keys.join(',');
+    let shape = shapes.get(sig);
+    if (shape === undefined) {
+      shape = countTokens(JSON.stringify(Object.fromEntries(keys.map((k) => [k, typeof o[k] === 'number' ? 0 : '']))));
+      shapes.set(sig, shape);
     }
-    return copy;
+    extra += shape + 1;
+    for (const k of keys) {
+      const v = o[k];
+      if (k === 'text' && typeof v === 'string') extra += known.tokens + 2 + (v.match(NEEDS_ESCAPE)?.length ?? 0);
+      // A snippet is a piece of its block: its share of the block's count, rounded up.
+      else if (k === 'snippet' && typeof v === 'string') extra += Math.ceil((known.tokens * v.length) / Math.max(1, known.chars)) + 2 + (v.match(NEEDS_ESCAPE)?.length ?? 0);
+      else if (typeof v === 'string') extra += tokensOf(v) + 1;
+      else if (typeof v === 'number') extra += tokensOf(String(v));
+      else extra += countTokens(JSON.stringify(v) ?? '');
+    }
+    return true;
   };
   const skeleton: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) skeleton[k] = Array.isArray(v) ? v.map(blank) : v;
+  for (const [k, v] of Object.entries(fields)) skeleton[k] = Array.isArray(v) ? v.filter((item) => !blockItem(item)) : v;
   return countTokens(JSON.stringify(skeleton)) + extra;
+}
+
+const shapes = new Map<string, number>();
+const stringsCache = new WeakMap<LoadedSnapshot, Map<string, number>>();
+function stringTokens(s: LoadedSnapshot): Map<string, number> {
+  let m = stringsCache.get(s);
+  if (!m) stringsCache.set(s, (m = new Map()));
+  return m;
 }
 
 const countsCache = new WeakMap<LoadedSnapshot, Map<string, { tokens: number; chars: number }>>();

@@ -67,6 +67,8 @@ for (const via of ['in-process', 'cli'] as const) describe(`tool contracts (seed
       ['search_blocks', { query: 'microscope' }],
       ['list_blocks', { doc_id: docId('Cell Biology Notes') }],
       ['scan_term', { term: 'cell' }],
+      ['scan_term', { term: 'e' }],
+      ['list_blocks', { doc_id: docId('计算属性') }],
       ['list_blocks', { doc_id: 'nope' }],
     ] as const) {
       const p = await call(name, input);

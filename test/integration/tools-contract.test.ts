@@ -78,6 +78,13 @@ for (const via of ['in-process', 'cli'] as const) describe(`tool contracts (seed
     }
   });
 
+  it('an unexpected failure inside a tool is tool_internal_error, not a crash or an empty list', async () => {
+    const broken = { ...snap, documents: [{ ...snap.documents[0]!, blocks: null }] } as unknown as LoadedSnapshot;
+    const p = await runTool('list_blocks', { doc_id: snap.documents[0]!.doc_id }, { snapshot: broken });
+    assert.deepEqual([p.error?.code, p.error?.retryable, p.blocks], ['tool_internal_error', false, undefined]);
+    assert.match(p.error!.message, /^list_blocks failed: /);
+  });
+
   it('the JSON Schema shown to the model comes from the same zod schema', () => {
     const schema = toolJsonSchema(TOOLS.find((t) => t.name === 'search_blocks')!);
     assert.deepEqual(schema.required, ['query']);

@@ -1,6 +1,5 @@
 import { type DataDir } from './data-dir';
 import { registerDocuments } from './doc-registry';
-
 import { createIngestPool, type IngestPool, type ScanOutcome } from './ingest-pool';
 import type { Document, FailedDocument, IngestOptions } from './model';
 import { type SourceFile, walkSource } from './source-walker';

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DataDir } from '../index/data-dir';
 import { UsageError } from '../index/errors';
+import { DEFAULT_RETENTION, type RetentionPolicy } from '../index/build-snapshot';
 import { EmbeddingConfig } from '../index/embedding-client';
 import { IngestOptions } from '../index/model';
 
@@ -71,4 +72,13 @@ export function embeddingFromEnv(env: NodeJS.ProcessEnv): EmbeddingSetup {
   });
   if (!parsed.success) throw new UsageError(`invalid embedding settings (${parsed.error.issues[0]!.path.join('.')}): ${parsed.error.issues[0]!.message}`);
   return { config: parsed.data, apiKey: env.DOCQA_EMBEDDING_API_KEY ?? '' };
+}
+
+/** Snapshot retention from DOCQA_KEEP_SNAPSHOTS (count, default 5) and DOCQA_KEEP_SNAPSHOT_DAYS (age, default none). */
+export function retentionFromEnv(env: NodeJS.ProcessEnv): RetentionPolicy {
+  const count = env.DOCQA_KEEP_SNAPSHOTS;
+  const days = env.DOCQA_KEEP_SNAPSHOT_DAYS;
+  if (count !== undefined && !/^\d+$/.test(count)) throw new UsageError('DOCQA_KEEP_SNAPSHOTS must be a whole number');
+  if (days !== undefined && !/^\d+(\.\d+)?$/.test(days)) throw new UsageError('DOCQA_KEEP_SNAPSHOT_DAYS must be a number of days');
+  return { keep: count === undefined ? DEFAULT_RETENTION.keep : Number(count), keepDays: days === undefined ? null : Number(days) };
 }

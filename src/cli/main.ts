@@ -7,7 +7,7 @@ import { ingestSources } from '../index/ingest-sources';
 import { addSources, loadSources, removeSource } from '../index/sources';
 import { buildSnapshot } from '../index/build-snapshot';
 import { activateSnapshot, deleteSnapshot, listSnapshots, readActiveId } from '../index/snapshot-store';
-import { embeddingFromEnv, ingestOptionsFromEnv, resolveStore } from './cli-env';
+import { embeddingFromEnv, ingestOptionsFromEnv, resolveStore, retentionFromEnv } from './cli-env';
 import { SnapshotLru } from '../index/snapshot-lru';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
 import { findTool, runTool } from '../tools/registry';
@@ -105,7 +105,7 @@ function buildProgram(io: CliIo): Command {
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }) => {
       const emb = embeddingFromEnv(io.env);
-      const { manifest: m, activated } = await buildSnapshot(store(), { ingest: ingestOptionsFromEnv(io.env), embedding: emb.config, embeddingApiKey: emb.apiKey });
+      const { manifest: m, activated } = await buildSnapshot(store(), { ingest: ingestOptionsFromEnv(io.env), embedding: emb.config, embeddingApiKey: emb.apiKey, retention: retentionFromEnv(io.env) });
       const summary = {
         snapshot_id: m.id,
         state: m.state,

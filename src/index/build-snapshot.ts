@@ -34,8 +34,8 @@ export interface BuildOptions {
   signal?: AbortSignal;
   onProgress?: (p: BuildProgress) => void;
   pool?: IngestPool;
-  /** Finished snapshots kept besides the active one (older ones are deleted). */
-  keepSnapshots?: number;
+  /** Retention after the build (see applyRetention); default: the newest 5, no age rule. */
+  retention?: RetentionPolicy;
   /** Pauses the build between documents. */
   gate?: PauseGate;
 }
@@ -260,7 +260,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
       const upstreamFailed = manifest.failed_documents.some((f) => f.stage === 'embed');
       const activated = usable && (!upstreamFailed || parent === null);
       if (activated) await activateSnapshot(dir, id);
-      await applyRetention(dir, opts.keepSnapshots ?? 5);
+      await applyRetention(dir, opts.retention ?? DEFAULT_RETENTION);
       return { manifest, activated };
     },
     'build',
@@ -291,15 +291,25 @@ async function reusableDocuments(dir: DataDir, parent: SnapshotManifest | null, 
   return payload ? new Map(payload.documents.map((d) => [d.path, d])) : undefined;
 }
 
+export interface RetentionPolicy {
+  /** The newest this many finished snapshots besides the active one are always kept. */
+  keep: number;
+  /** Snapshots younger than this are kept too (retrieval replay, rollback); null: no age rule. */
+  keepDays: number | null;
+}
+
+export const DEFAULT_RETENTION: RetentionPolicy = { keep: 5, keepDays: null };
+
 /**
- * Keeps the newest `keep` finished snapshots besides the active one; the active one and any snapshot
- * pinned by a running request are never deleted.
+ * Deletes finished snapshots that are neither among the newest `keep` nor younger than `keepDays`;
+ * the active snapshot and any snapshot pinned by a running request are never deleted.
  */
-export async function applyRetention(dir: DataDir, keep: number): Promise<string[]> {
+export async function applyRetention(dir: DataDir, policy: RetentionPolicy, now = new Date()): Promise<string[]> {
   const active = await readActiveId(dir);
   const finished = (await listSnapshots(dir)).filter((m) => m.state !== 'building' && m.id !== active);
   const deleted: string[] = [];
-  for (const m of finished.slice(keep)) {
+  for (const m of finished.slice(policy.keep)) {
+    if (policy.keepDays !== null && now.getTime() - Date.parse(m.created_at) < policy.keepDays * 86_400_000) continue;
     if (await isPinned(dir, m.id)) continue;
     await fs.rm(dir.snapshotDir(m.id), { recursive: true, force: true });
     deleted.push(m.id);

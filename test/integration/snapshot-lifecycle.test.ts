@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { buildSnapshot } from '../../src/index/build-snapshot';
+import { applyRetention, buildSnapshot } from '../../src/index/build-snapshot';
 import { DataDir } from '../../src/index/data-dir';
 import { createIngestPool } from '../../src/index/ingest-pool';
 import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
@@ -24,7 +24,7 @@ async function setup() {
   let n = 0;
   const build = async (keep = 1) => {
     fs.writeFileSync(path.join(notes, 'a.md'), `# A\n\nVersion ${++n}.\n`);
-    return (await buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding: { provider: 'none' }, embeddingApiKey: '', pool, keepSnapshots: keep })).manifest.id;
+    return (await buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding: { provider: 'none' }, embeddingApiKey: '', pool, retention: { keep, keepDays: null } })).manifest.id;
   };
   return { dir, build };
 }
@@ -50,6 +50,15 @@ describe('snapshot lifecycle', () => {
     assert.equal(await isPinned(dir, s3), false);
     await build();
     assert.equal((await listSnapshots(dir)).length, 2);
+  });
+
+  it('an age rule keeps young snapshots beyond the count; old ones beyond both go', async () => {
+    const { dir, build } = await setup();
+    const ids = [await build(10), await build(10), await build(10), await build(10)];
+    assert.deepEqual(await applyRetention(dir, { keep: 1, keepDays: 7 }), [], 'all younger than a week');
+    const inTenDays = new Date(Date.now() + 10 * 86_400_000);
+    const deleted = await applyRetention(dir, { keep: 1, keepDays: 7 }, inTenDays);
+    assert.deepEqual(deleted.sort(), [ids[0], ids[1]].sort(), 'active (newest) kept, next newest kept by count');
   });
 
   it('keeps a few open snapshots in memory, least recently used out first, one load per id', async () => {

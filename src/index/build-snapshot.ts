@@ -80,10 +80,12 @@ async function embedDocuments(
   apiKey: string,
   failed: FailedDocument[],
   opts: BuildOptions,
-): Promise<{ vectorsByKey: Map<string, Float32Array>; embedded: number; cached: number; tokens: number; requests: number; dims: number | null; kept: Document[] }> {
+): Promise<{ vectorsByDoc: Map<string, Float32Array[]>; embedded: number; cached: number; tokens: number; requests: number; dims: number | null; kept: Document[] }> {
   const cache = new EmbeddingCache(dir.embeddingsDir, endpointFamily(config.base_url), config.model, config.dimensions);
   const client = new EmbeddingClient(config, apiKey);
   const vectorsByKey = new Map<string, Float32Array>();
+  /** Each kept document's block vectors, in block order: the vector matrix is laid out from these. */
+  const vectorsByDoc = new Map<string, Float32Array[]>();
   const kept: Document[] = [];
   let embedded = 0;
   let cached = 0;
@@ -134,9 +136,10 @@ async function embedDocuments(
         continue;
       }
     }
+    vectorsByDoc.set(doc.doc_id, keys.map((k) => vectorsByKey.get(k)!));
     kept.push(doc);
   }
-  return { vectorsByKey, embedded, cached, tokens, requests, dims: cache.dims, kept };
+  return { vectorsByDoc, embedded, cached, tokens, requests, dims: cache.dims, kept };
 }
 
 /**
@@ -196,11 +199,11 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
         let documents = [...ingest.documents].sort((a, b) => (a.doc_id < b.doc_id ? -1 : a.doc_id > b.doc_id ? 1 : 0));
 
         t = performance.now();
-        let vectorsByKey: Map<string, Float32Array> | null = null;
+        let vectorsByDoc: Map<string, Float32Array[]> | null = null;
         if (opts.embedding.provider !== 'none') {
           const e = await embedDocuments(dir, documents, opts.embedding, opts.embeddingApiKey, failed, opts);
           documents = e.kept;
-          vectorsByKey = e.vectorsByKey;
+          vectorsByDoc = e.vectorsByDoc;
           manifest.embedding = embeddingInfo(e.dims);
           Object.assign(manifest.stats, { embedded_blocks: e.embedded, cached_embeddings: e.cached, embedding_tokens: e.tokens, embedding_requests: e.requests });
         }
@@ -217,10 +220,10 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
         t = performance.now();
         opts.onProgress?.({ stage: 'write', done: 0, total: 1 });
         let matrix: Float32Array | null = null;
-        if (vectorsByKey && manifest.embedding.provider !== 'none') {
+        if (vectorsByDoc && manifest.embedding.provider !== 'none') {
           const dims = manifest.embedding.dimensions;
           matrix = new Float32Array(blockRefs.length * dims);
-          blockRefs.forEach(([d, b], row) => matrix!.set(vectorsByKey.get(embeddingKey(documents[d]!.blocks[b]!.text))!, row * dims));
+          blockRefs.forEach(([d, b], row) => matrix!.set(vectorsByDoc.get(documents[d]!.doc_id)![b]!, row * dims));
           normalizeRows(matrix, dims);
         }
         await writeIndexFiles(work, documents, bm25, matrix);

@@ -14,6 +14,8 @@ export type Fault =
   | { kind: 'hang' }
   | { kind: 'malformed_json' }
   | { kind: 'truncated_stream' }
+  | { kind: 'stalled_stream' }
+  | { kind: 'context_length' }
   | { kind: 'unauthorized' };
 
 export interface RecordedRequest {
@@ -23,7 +25,9 @@ export interface RecordedRequest {
   authorized: boolean;
 }
 
-export type ChatScript = string | ((body: Record<string, unknown>) => string);
+/** A scripted reply: its text, optionally with DeepSeek-style `reasoning_content` streamed before it. */
+export type ChatReply = string | { content: string; reasoning?: string };
+export type ChatScript = ChatReply | ((body: Record<string, unknown>) => ChatReply);
 
 export interface FakeServerOptions {
   /** Default embedding size when the request gives no `dimensions`. */
@@ -140,11 +144,18 @@ export class FakeOpenAIServer {
           return void res.end('{"object": "list", "data": [');
         case 'truncated_stream':
           if (path !== '/v1/chat/completions') break;
-          return this.chat(res, body, true);
+          return this.chat(res, body, 'truncate');
+        case 'stalled_stream':
+          if (path !== '/v1/chat/completions') break;
+          return this.chat(res, body, 'stall');
+        case 'context_length':
+          return this.json(res, 400, {
+            error: { message: "This model's maximum context length is 131072 tokens. However, you requested 200000 tokens. Please reduce the length of the messages.", type: 'invalid_request_error' },
+          });
       }
     }
     if (path === '/v1/embeddings') return this.embeddings(res, body);
-    if (path === '/v1/chat/completions') return this.chat(res, body, false);
+    if (path === '/v1/chat/completions') return this.chat(res, body, 'complete');
     return this.json(res, 404, { error: { message: `no route ${path}`, type: 'invalid_request_error' } });
   }
 
@@ -168,10 +179,12 @@ export class FakeOpenAIServer {
     this.json(res, 200, { object: 'list', data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
   }
 
-  private chat(res: http.ServerResponse, body: Record<string, unknown>, truncate: boolean): void {
+  private chat(res: http.ServerResponse, body: Record<string, unknown>, mode: 'complete' | 'truncate' | 'stall'): void {
     const next = this.chatScript.shift();
     if (next === undefined) return this.json(res, 500, { error: { message: 'fake server: no scripted reply left', type: 'server_error' } });
-    const content = typeof next === 'function' ? next(body) : next;
+    const reply = typeof next === 'function' ? next(body) : next;
+    const content = typeof reply === 'string' ? reply : reply.content;
+    const reasoning = typeof reply === 'string' ? '' : (reply.reasoning ?? '');
     const messages = (body.messages as Array<{ content?: unknown }> | undefined) ?? [];
     const promptTokens = Math.ceil(JSON.stringify(messages).length / 4);
     const completionTokens = Math.max(1, Math.ceil(content.length / 4));
@@ -185,16 +198,19 @@ export class FakeOpenAIServer {
     const id = `chatcmpl-${this.requests.length}`;
     const model = body.model;
     if (!body.stream) {
-      return this.json(res, 200, { id, object: 'chat.completion', created: 0, model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage });
+      return this.json(res, 200, { id, object: 'chat.completion', created: 0, model, choices: [{ index: 0, message: { role: 'assistant', content, ...(reasoning ? { reasoning_content: reasoning } : {}) }, finish_reason: 'stop' }], usage });
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const send = (v: unknown) => res.write(`data: ${JSON.stringify(v)}\n\n`);
     const pieces = content.match(/[\s\S]{1,12}/g) ?? [''];
     send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
     res.write(': keep-alive\n\n');
-    const upTo = truncate ? Math.max(1, Math.floor(pieces.length / 2)) : pieces.length;
+    for (const r of reasoning.match(/[\s\S]{1,12}/g) ?? []) send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { reasoning_content: r }, finish_reason: null }] });
+    const upTo = mode === 'complete' ? pieces.length : Math.max(1, Math.floor(pieces.length / 2));
     for (const p of pieces.slice(0, upTo)) send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { content: p }, finish_reason: null }] });
-    if (truncate) return void res.destroy();
+    // Truncated: the connection ends without a finish reason; stalled: it stays open and silent.
+    if (mode === 'truncate') return void res.end();
+    if (mode === 'stall') return;
     send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
     const opts = body.stream_options as { include_usage?: boolean } | undefined;
     if (opts?.include_usage) send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage });

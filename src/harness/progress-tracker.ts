@@ -1,0 +1,129 @@
+import { InformationGain } from './action-parser';
+
+export type StopReason = 'INFORMATION_SATURATED' | 'BUDGET_LIMIT_REACHED' | 'PROGRESS_PROTOCOL_VIOLATED';
+export type CollectionState = 'COLLECTING' | 'SATURATED';
+
+export const PROGRESS_VIOLATIONS = ['missing_evaluation', 'stale_evaluation', 'wrong_id', 'unexpected_evaluation', 'bad_value'] as const;
+export type ProgressViolation = (typeof PROGRESS_VIOLATIONS)[number];
+
+/** What the harness must do with a tool request, decided before anything runs. */
+export type RequestDecision =
+  | { kind: 'execute' }
+  | { kind: 'reject_protocol'; violation: ProgressViolation; expected_tool_call_id: string | null; allowed_values: readonly InformationGain[] }
+  | { kind: 'reject_duplicate' }
+  | { kind: 'stop_required'; reason: StopReason }
+  | { kind: 'terminate'; reason: StopReason };
+
+export interface TrackerOptions {
+  /** Consecutive NO_GAIN that saturate collection (default 2). */
+  noGainThreshold: number;
+  /** Consecutive progress-protocol violations that saturate collection (default 2). */
+  violationThreshold: number;
+}
+
+/**
+ * The information-gain state of one request (second seed §5–§9): completed scopes and calls, the call
+ * awaiting the model's rating, consecutive NO_GAIN and protocol violations, COLLECTING/SATURATED, the
+ * stop reason and whether STOP_REQUIRED was delivered. It holds identities and counts only, never tool
+ * payloads or model text. Rejected requests are counted apart from tool invocations.
+ */
+export class ProgressTracker {
+  state: CollectionState = 'COLLECTING';
+  stopReason: StopReason | null = null;
+  stopRequiredDelivered = false;
+  pendingToolCallId: string | null = null;
+  consecutiveNoGain = 0;
+  consecutiveViolations = 0;
+  rejectedRequests = 0;
+  readonly completedScopes = new Set<string>();
+  readonly evaluatedCalls = new Set<string>();
+  private readonly options: TrackerOptions;
+
+  constructor(options: Partial<TrackerOptions> = {}) {
+    this.options = { noGainThreshold: options.noGainThreshold ?? 2, violationThreshold: options.violationThreshold ?? 2 };
+  }
+
+  /**
+   * Decides a tool request: a saturated run gets STOP_REQUIRED once and is terminated on the next
+   * request; the envelope's rating of the pending call is checked and applied; a repeated scope is
+   * rejected (and counts as NO_GAIN) before the tool runs.
+   */
+  decide(scope: string, previous: { tool_call_id: string; information_gain: string } | undefined): RequestDecision {
+    if (this.state === 'SATURATED') return this.stopOrTerminate();
+    const violation = this.checkEnvelope(previous);
+    if (violation) {
+      this.rejectedRequests++;
+      this.consecutiveViolations++;
+      if (this.consecutiveViolations >= this.options.violationThreshold) {
+        this.saturate('PROGRESS_PROTOCOL_VIOLATED');
+        return this.stopOrTerminate();
+      }
+      return { kind: 'reject_protocol', violation, expected_tool_call_id: this.pendingToolCallId, allowed_values: InformationGain.options };
+    }
+    this.consecutiveViolations = 0;
+    if (previous && this.pendingToolCallId) {
+      this.evaluatedCalls.add(this.pendingToolCallId);
+      this.pendingToolCallId = null;
+      this.applyGain(previous.information_gain as InformationGain);
+      if (this.isSaturated()) return this.stopOrTerminate();
+    }
+    if (this.completedScopes.has(scope)) {
+      this.rejectedRequests++;
+      this.applyGain('NO_GAIN');
+      if (this.isSaturated()) return this.stopOrTerminate();
+      return { kind: 'reject_duplicate' };
+    }
+    return { kind: 'execute' };
+  }
+
+  /** After a tool ran: an empty result is NO_GAIN at once; a non-empty one awaits the model's rating. */
+  recordResult(toolCallId: string, scope: string, empty: boolean): void {
+    this.completedScopes.add(scope);
+    if (empty) {
+      this.evaluatedCalls.add(toolCallId);
+      this.applyGain('NO_GAIN');
+    } else this.pendingToolCallId = toolCallId;
+  }
+
+  /** A method, not a field read, so that checks after a mutating call are not narrowed away. */
+  isSaturated(): boolean {
+    return this.state === 'SATURATED';
+  }
+
+  /** The budget ran out: a distinct stop reason, never confused with saturation. */
+  budgetExhausted(): void {
+    this.saturate('BUDGET_LIMIT_REACHED');
+  }
+
+  private checkEnvelope(previous: { tool_call_id: string; information_gain: string } | undefined): ProgressViolation | null {
+    if (!this.pendingToolCallId) return previous ? 'unexpected_evaluation' : null;
+    if (!previous) return 'missing_evaluation';
+    if (previous.tool_call_id !== this.pendingToolCallId) return this.evaluatedCalls.has(previous.tool_call_id) ? 'stale_evaluation' : 'wrong_id';
+    if (!InformationGain.safeParse(previous.information_gain).success) return 'bad_value';
+    return null;
+  }
+
+  private applyGain(gain: InformationGain): void {
+    if (gain === 'GAINED') {
+      this.consecutiveNoGain = 0;
+      return;
+    }
+    this.consecutiveNoGain++;
+    if (this.consecutiveNoGain >= this.options.noGainThreshold) this.saturate('INFORMATION_SATURATED');
+  }
+
+  private saturate(reason: StopReason): void {
+    if (this.state === 'SATURATED') return;
+    this.state = 'SATURATED';
+    this.stopReason = reason;
+  }
+
+  private stopOrTerminate(): RequestDecision {
+    const reason = this.stopReason!;
+    if (!this.stopRequiredDelivered) {
+      this.stopRequiredDelivered = true;
+      return { kind: 'stop_required', reason };
+    }
+    return { kind: 'terminate', reason };
+  }
+}

@@ -20,6 +20,8 @@ export interface CliIo {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
   env: NodeJS.ProcessEnv;
+  /** stderr is a terminal: long commands may show progress there (never in pipes or tests). */
+  interactive?: boolean;
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -105,7 +107,15 @@ function buildProgram(io: CliIo): Command {
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }) => {
       const emb = embeddingFromEnv(io.env);
-      const { manifest: m, activated } = await buildSnapshot(store(), { ingest: ingestOptionsFromEnv(io.env), embedding: emb.config, embeddingApiKey: emb.apiKey, retention: retentionFromEnv(io.env) });
+      let shown = '';
+      const onProgress = io.interactive
+        ? (p: { stage: string; done: number; total: number }) => {
+            const line = `${p.stage} ${p.done}/${p.total}`;
+            if (line !== shown) io.stderr(`\r\x1b[K${(shown = line)}`);
+          }
+        : undefined;
+      const { manifest: m, activated } = await buildSnapshot(store(), { ingest: ingestOptionsFromEnv(io.env), embedding: emb.config, embeddingApiKey: emb.apiKey, retention: retentionFromEnv(io.env), onProgress });
+      if (shown) io.stderr('\r\x1b[K');
       const summary = {
         snapshot_id: m.id,
         state: m.state,
@@ -254,6 +264,7 @@ if (require.main === module) {
     stdout: (s) => process.stdout.write(s),
     stderr: (s) => process.stderr.write(s),
     env: process.env,
+    interactive: process.stderr.isTTY === true,
   }).then((code) => {
     process.exitCode = code;
   });

@@ -3,7 +3,7 @@ import { InformationGain } from './action-parser';
 export type StopReason = 'INFORMATION_SATURATED' | 'BUDGET_LIMIT_REACHED' | 'PROGRESS_PROTOCOL_VIOLATED';
 export type CollectionState = 'COLLECTING' | 'SATURATED';
 
-export const PROGRESS_VIOLATIONS = ['missing_evaluation', 'stale_evaluation', 'wrong_id', 'unexpected_evaluation', 'bad_value'] as const;
+export const PROGRESS_VIOLATIONS = ['missing_evaluation', 'stale_evaluation', 'wrong_id', 'unexpected_evaluation', 'bad_value', 'malformed_action'] as const;
 export type ProgressViolation = (typeof PROGRESS_VIOLATIONS)[number];
 
 /** What the harness must do with a tool request, decided before anything runs. */
@@ -74,6 +74,21 @@ export class ProgressTracker {
       return { kind: 'reject_duplicate' };
     }
     return { kind: 'execute' };
+  }
+
+  /**
+   * A turn whose Action could not be parsed (wrong format, unknown tool, bad envelope): a protocol error
+   * like a bad rating, counted toward the same threshold and never as NO_GAIN.
+   */
+  formatViolation(): RequestDecision {
+    if (this.isSaturated()) return this.stopOrTerminate();
+    this.rejectedRequests++;
+    this.consecutiveViolations++;
+    if (this.consecutiveViolations >= this.options.violationThreshold) {
+      this.saturate('PROGRESS_PROTOCOL_VIOLATED');
+      return this.stopOrTerminate();
+    }
+    return { kind: 'reject_protocol', violation: 'malformed_action', expected_tool_call_id: this.pendingToolCallId, allowed_values: InformationGain.options };
   }
 
   /** After a tool ran: an empty result is NO_GAIN at once; a non-empty one awaits the model's rating. */

@@ -67,6 +67,8 @@ export function fakeEmbedding(text: string, dims: number): number[] {
 
 export class FakeOpenAIServer {
   readonly requests: RecordedRequest[] = [];
+  /** Errors thrown by scripted reply functions (tests assert this stays empty). */
+  readonly scriptErrors: unknown[] = [];
   private readonly faults = new Map<string, Fault[]>();
   private readonly chatScript: ChatScript[] = [];
   private readonly sockets = new Set<import('node:net').Socket>();
@@ -182,7 +184,14 @@ export class FakeOpenAIServer {
   private chat(res: http.ServerResponse, body: Record<string, unknown>, mode: 'complete' | 'truncate' | 'stall'): void {
     const next = this.chatScript.shift();
     if (next === undefined) return this.json(res, 500, { error: { message: 'fake server: no scripted reply left', type: 'server_error' } });
-    const reply = typeof next === 'function' ? next(body) : next;
+    let reply: ChatReply;
+    try {
+      reply = typeof next === 'function' ? next(body) : next;
+    } catch (err) {
+      // A failing script (an assertion inside it) is reported to the test, not thrown into the server.
+      this.scriptErrors.push(err);
+      return this.json(res, 500, { error: { message: `fake server: script failed: ${String(err)}`, type: 'server_error' } });
+    }
     const content = typeof reply === 'string' ? reply : reply.content;
     const reasoning = typeof reply === 'string' ? '' : (reply.reasoning ?? '');
     const messages = (body.messages as Array<{ content?: unknown }> | undefined) ?? [];

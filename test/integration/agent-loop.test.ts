@@ -1,0 +1,193 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runAgent, type AgentEvent } from '../../src/harness/agent-loop';
+import { Budgets } from '../../src/harness/budget';
+import { ChatClient, ChatConfig } from '../../src/harness/model-client';
+import { baselineDir, loadBundle, renderPrompt, type PromptBundle } from '../../src/harness/prompt-bundle';
+import { collectionStatusText as statusText, toolsPromptText } from '../../src/harness/agent-loop';
+import { countTokens } from '../../src/index/tokenizer';
+import { buildSnapshot } from '../../src/index/build-snapshot';
+import { DataDir } from '../../src/index/data-dir';
+import { createIngestPool } from '../../src/index/ingest-pool';
+import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
+import { type LoadedSnapshot, loadActiveSnapshot } from '../../src/index/snapshot-store';
+import { addSources } from '../../src/index/sources';
+import { FakeOpenAIServer } from '../fakes/openai-server';
+import { fixture, tempDir } from '../helpers';
+
+/** The last Observation the harness put into the prompt the model received. */
+function lastObservation(body: Record<string, unknown>): { tool_call_id: string | null; harness_status: string; payload: { blocks?: Array<{ ref: string }>; hits?: Array<{ ref: string }> } | null } {
+  const system = (body.messages as Array<{ content: string }>)[0]!.content;
+  const lines = system.split('\n').filter((l) => l.startsWith('Observation: '));
+  return JSON.parse(lines[lines.length - 1]!.slice('Observation: '.length));
+}
+
+const act = (tool: string, input: unknown, prev?: { id: string; gain: string }) =>
+  `Thought: next step.\nAction: ${tool}[${JSON.stringify({ input, ...(prev ? { previous_observation: { tool_call_id: prev.id, information_gain: prev.gain } } : {}) })}]`;
+
+describe('agent loop over real HTTP against a scripted model', () => {
+  let server: FakeOpenAIServer;
+  let snap: LoadedSnapshot;
+  let partial: LoadedSnapshot;
+  let bundle: PromptBundle;
+  let model: ChatClient;
+  const budgets = Budgets.parse({});
+
+  before(async () => {
+    server = await new FakeOpenAIServer().start();
+    model = new ChatClient(ChatConfig.parse({ base_url: server.baseURL, idle_timeout_ms: 2000, total_timeout_ms: 10_000 }), 'sk-test');
+    bundle = await loadBundle(path.join(baselineDir(), 'baseline-en'));
+    const build = async (paths: string[]) => {
+      const dir = new DataDir(tempDir());
+      await addSources(dir, paths);
+      await buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding: { provider: 'none' }, embeddingApiKey: '', pool: createIngestPool(DEFAULT_INGEST_OPTIONS, null) });
+      return (await loadActiveSnapshot(dir))!;
+    };
+    snap = await build([fixture('markdown'), fixture('pdf', 'photosynthesis-en.pdf')]);
+    const mixed = tempDir('docqa-partial-');
+    fs.copyFileSync(fixture('markdown', 'cell-notes.md'), path.join(mixed, 'cells.md'));
+    fs.copyFileSync(fixture('bad', 'broken.pdf'), path.join(mixed, 'lecture.pdf'));
+    partial = await build([mixed]);
+  });
+  after(async () => {
+    assert.deepEqual(server.scriptErrors, [], 'scripted replies saw what they expected');
+    await server.close();
+  });
+
+  const run = (question: string, extra: Partial<Parameters<typeof runAgent>[0]> = {}) => runAgent({ question, snapshot: snap, model, bundle, budgets, ...extra });
+
+  it('search, then Finish: a returned block is cited and resolved, a fabricated citation is removed', async () => {
+    server.scriptChat(act('search_blocks', { query: 'Calvin cycle sugar' }), (body) => {
+      const ref = lastObservation(body).payload!.blocks![0]!.ref;
+      return `Thought: enough.\nAction: Finish[The Calvin cycle builds sugar【来源:${ref}】 and is ancient【来源:dfake#b00000000】.]`;
+    });
+    const events: AgentEvent[] = [];
+    const r = await run('What does the Calvin cycle do?', { onEvent: (e) => events.push(e) });
+    assert.equal(r.release.status, 'SUCCESS');
+    assert.match(r.answer!, /builds sugar【来源:d[0-9a-f]+#b[0-9a-f]+】 and is ancient\.$/);
+    assert.deepEqual(r.removed_citations, ['dfake#b00000000']);
+    assert.equal(r.citations.length, 1);
+    assert.match(r.citations[0]!.section_path, /Calvin Cycle/);
+    assert.deepEqual(r.counts, { agent_turns: 2, tool_calls: 1, model_calls: 2, rejected_requests: 0 });
+    assert.ok(r.tokens.prompt > 0 && r.tokens.completion > 0);
+    assert.deepEqual(events.filter((e) => e.type !== 'model_delta').map((e) => e.type), ['turn_started', 'tool_requested', 'tool_result', 'turn_started', 'release']);
+  });
+
+  it('a duplicate scope never reaches the tool; empty results count NO_GAIN automatically; saturation gives STOP_REQUIRED once, then a tool request ends the run with a fallback from verified progress', async () => {
+    server.scriptChat(
+      act('scan_term', { term: 'zzqxj' }),
+      act('scan_term', { term: ' zzqxj ' }),
+      (body) => {
+        assert.equal(lastObservation(body).harness_status, 'stop_required');
+        return act('scan_term', { term: 'another' });
+      },
+    );
+    const r = await run('Is zzqxj mentioned?', { thresholds: { noGain: 2 } });
+    assert.deepEqual(r.counts, { agent_turns: 3, tool_calls: 1, model_calls: 3, rejected_requests: 1 });
+    assert.equal(r.stop_reason, 'INFORMATION_SATURATED');
+    assert.deepEqual(r.release, { status: 'FALLBACK', reason: 'INSUFFICIENT_EVIDENCE' });
+    assert.match(r.answer!, /scan_term \{"term":"zzqxj"\}: empty \(no_match\)/);
+  });
+
+  it('a non-empty result must be rated; GAINED resets; a missing rating is a protocol error naming the expected id', async () => {
+    server.scriptChat(
+      act('scan_term', { term: 'cell' }),
+      (body) => {
+        assert.equal(lastObservation(body).tool_call_id, 'call-1');
+        return act('scan_term', { term: 'nucleus' });
+      },
+      (body) => {
+        const o = lastObservation(body) as unknown as { harness_status: string; message: string };
+        assert.equal(o.harness_status, 'protocol_error');
+        assert.match(o.message, /missing_evaluation.*call-1.*GAINED \| NO_GAIN/);
+        return act('scan_term', { term: 'nucleus' }, { id: 'call-1', gain: 'GAINED' });
+      },
+      'Thought: done.\nAction: Finish[Cells have nuclei.]',
+    );
+    const r = await run('Do cells have nuclei?');
+    assert.equal(r.release.status, 'SUCCESS');
+    assert.deepEqual(r.counts, { agent_turns: 4, tool_calls: 2, model_calls: 4, rejected_requests: 1 });
+  });
+
+  it('consecutive protocol violations stop at the threshold: STOP_REQUIRED once, then the run ends, failing closed with nothing verified', async () => {
+    server.scriptChat('I think the answer is 42.', 'Still no action.', 'Action without thought', 'more', 'more', 'more', 'more', 'more', 'more');
+    const r = await run('Anything?', { thresholds: { violations: 2 } });
+    assert.equal(r.stop_reason, 'PROGRESS_PROTOCOL_VIOLATED');
+    assert.deepEqual(r.release, { status: 'FAILED', reason: 'PROGRESS_PROTOCOL_VIOLATED' });
+    assert.equal(r.answer, null);
+    assert.deepEqual(r.counts, { agent_turns: 3, tool_calls: 0, model_calls: 3, rejected_requests: 2 });
+    // Consume what this run did not ask for, so later tests start clean.
+    (server as unknown as { chatScript: unknown[] }).chatScript.length = 0;
+  });
+
+  /** Tokens of the first prompt of a run, as the harness counts them. */
+  const firstContext = (question: string) => countTokens(renderPrompt(bundle, { tools: toolsPromptText(), collection_status: statusText(snap), question, history: '' })) + countTokens(question);
+
+  it('a result that does not fit the context budget is not appended, and the model is told so', async () => {
+    const q = 'List everything about computed properties';
+    const small = Budgets.parse({ max_context_tokens: firstContext(q) + 1500, finalization_reserve_tokens: 500 });
+    const doc = snap.documents.find((d) => d.title === '计算属性')!;
+    let seen: { status: string; payload: unknown; leaked: boolean } | null = null;
+    server.scriptChat(act('list_blocks', { doc_id: doc.doc_id }), (body) => {
+      const o = lastObservation(body);
+      seen = { status: o.harness_status, payload: o.payload, leaked: (body.messages as Array<{ content: string }>)[0]!.content.includes(doc.blocks[5]!.text) };
+      return 'Thought: too big.\nAction: Finish[The section is too large for the budget; ask about a smaller part.]';
+    });
+    const r = await run(q, { budgets: small });
+    assert.deepEqual(seen, { status: 'context_budget_exceeded', payload: null, leaked: false });
+    assert.equal(r.release.status, 'SUCCESS');
+    assert.equal(r.counts.tool_calls, 1);
+  });
+
+  it('request budget used up: one final round without tools; a tool request there fails closed', async () => {
+    const q = 'What is a cell?';
+    // Probe the token use of one search turn, then set the request budget just past it.
+    server.scriptChat(act('search_blocks', { query: 'cell' }), 'Thought: finish.\nAction: Finish[probe]');
+    const start = server.requests.length;
+    await run(q);
+    const [req1, req2] = server.requests.slice(start, start + 2) as unknown as Array<{ body: { messages: Array<{ content: string }> } }>;
+    const used1 = Math.ceil(JSON.stringify(req1!.body.messages).length / 4) + Math.ceil(act('search_blocks', { query: 'cell' }).length / 4);
+    const ctx2 = countTokens(req2!.body.messages[0]!.content) + countTokens(q);
+    const tight = Budgets.parse({ max_request_tokens: used1 + ctx2 + 200, finalization_reserve_tokens: 400 });
+    let status = '';
+    server.scriptChat(act('search_blocks', { query: 'cell' }), (body) => {
+      status = lastObservation(body).harness_status;
+      return 'Thought: finish.\nAction: Finish[Cells are the basic unit of life.]';
+    });
+    const ok = await run(q, { budgets: tight });
+    assert.equal(status, 'request_budget_exceeded');
+    assert.deepEqual([ok.release.status, ok.stop_reason, ok.answer], ['SUCCESS', 'BUDGET_LIMIT_REACHED', 'Cells are the basic unit of life.']);
+    server.scriptChat(act('search_blocks', { query: 'cell' }), act('search_blocks', { query: 'organelle' }));
+    const bad = await run(q, { budgets: tight });
+    assert.deepEqual([bad.release.status, bad.stop_reason], ['FALLBACK', 'BUDGET_LIMIT_REACHED']);
+    assert.match(bad.answer!, /Checked in this run/);
+    assert.equal(bad.counts.tool_calls, 1, 'the final-round tool request was not executed');
+  });
+
+  it('zero tool calls is legal (clarification or out of scope), and a partial snapshot’s missing documents are disclosed', async () => {
+    server.scriptChat('Thought: which course?\nAction: Finish[Which course do you mean: biology or history?]');
+    const r = await run('Summarise the course');
+    assert.deepEqual([r.release.status, r.counts.tool_calls], ['SUCCESS', 0]);
+    server.scriptChat((body) => {
+      const system = (body.messages as Array<{ content: string }>)[0]!.content;
+      assert.match(system, /"completeness":"partial"/);
+      return 'Thought: answer.\nAction: Finish[Cells are the basic unit of life.]';
+    });
+    const p = await run('What is a cell?', { snapshot: partial });
+    assert.match(p.answer!, /could not be indexed.*lecture\.pdf/);
+  });
+
+  it('retries a transient model failure once (model_calls grows, turns do not); cancellation mid-stream is CANCELLED', async () => {
+    server.inject('/v1/chat/completions', { kind: 'server_error' });
+    server.scriptChat('Thought: simple.\nAction: Finish[Yes.]');
+    const r = await run('Is this simple?');
+    assert.deepEqual([r.release.status, r.counts.agent_turns, r.counts.model_calls], ['SUCCESS', 1, 2]);
+    server.scriptChat('Thought: a long answer that the learner will stop before it is finished being written.');
+    server.inject('/v1/chat/completions', { kind: 'stalled_stream' });
+    const ac = new AbortController();
+    const c = await run('Long question', { signal: ac.signal, onEvent: (e) => e.type === 'model_delta' && ac.abort() });
+    assert.deepEqual(c.release, { status: 'CANCELLED', reason: 'CANCELLED' });
+  });
+});

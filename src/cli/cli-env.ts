@@ -5,6 +5,7 @@ import { DataDir } from '../index/data-dir';
 import { UsageError } from '../index/errors';
 import { DEFAULT_RETENTION, type RetentionPolicy } from '../index/build-snapshot';
 import { EmbeddingConfig } from '../index/embedding-client';
+import { ChatConfig } from '../harness/model-client';
 import { IngestOptions } from '../index/model';
 
 /** Only the CLI reads the environment; the core gets plain values. */
@@ -81,4 +82,17 @@ export function retentionFromEnv(env: NodeJS.ProcessEnv): RetentionPolicy {
   if (count !== undefined && !/^\d+$/.test(count)) throw new UsageError('DOCQA_KEEP_SNAPSHOTS must be a whole number');
   if (days !== undefined && !/^\d+(\.\d+)?$/.test(days)) throw new UsageError('DOCQA_KEEP_SNAPSHOT_DAYS must be a number of days');
   return { keep: count === undefined ? DEFAULT_RETENTION.keep : Number(count), keepDays: days === undefined ? null : Number(days) };
+}
+
+/** The chat model from DOCQA_CHAT_* (DeepSeek by default); the key is handed on, never printed. */
+export function chatFromEnv(env: NodeJS.ProcessEnv): { config: ChatConfig; apiKey: string } {
+  const thinking = env.DOCQA_CHAT_THINKING;
+  if (thinking !== undefined && thinking !== 'enabled' && thinking !== 'disabled') throw new UsageError('DOCQA_CHAT_THINKING must be "enabled" or "disabled"');
+  const parsed = ChatConfig.safeParse({
+    base_url: env.DOCQA_CHAT_BASE_URL || undefined,
+    model: env.DOCQA_CHAT_MODEL || undefined,
+    thinking,
+  });
+  if (!parsed.success) throw new UsageError(`invalid chat settings (${parsed.error.issues[0]!.path.join('.')}): ${parsed.error.issues[0]!.message}`);
+  return { config: parsed.data, apiKey: env.DOCQA_CHAT_API_KEY ?? '' };
 }

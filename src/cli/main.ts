@@ -7,7 +7,12 @@ import { ingestSources } from '../index/ingest-sources';
 import { addSources, loadSources, removeSource } from '../index/sources';
 import { buildSnapshot } from '../index/build-snapshot';
 import { activateSnapshot, deleteSnapshot, listSnapshots, readActiveId } from '../index/snapshot-store';
-import { embeddingFromEnv, ingestOptionsFromEnv, resolveStore, retentionFromEnv } from './cli-env';
+import { embeddingFromEnv, chatFromEnv, ingestOptionsFromEnv, resolveStore, retentionFromEnv } from './cli-env';
+import crypto from 'node:crypto';
+import { runAgent } from '../harness/agent-loop';
+import { Budgets } from '../harness/budget';
+import { ChatClient } from '../harness/model-client';
+import { baselineDir, loadBundle } from '../harness/prompt-bundle';
 import { SnapshotLru } from '../index/snapshot-lru';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
 import { findTool, runTool } from '../tools/registry';
@@ -211,6 +216,56 @@ function buildProgram(io: CliIo): Command {
           }
         }
         json(io, await runTool(name as ToolName, input, { snapshot, embedQuery: queryEmbedderFor(snapshot.manifest.embedding, embedding, apiKey) }));
+      } finally {
+        await handle.release();
+      }
+    });
+
+  program
+    .command('ask')
+    .description('answer a question from the active snapshot, with checked citations')
+    .argument('<question>')
+    .option('--json', 'print JSON')
+    .option('--lang <zh|en>', 'prompt language (default: Chinese when the question has Chinese characters)')
+    .action(async (question: string, o: { json?: boolean; lang?: string }) => {
+      if (o.lang !== undefined && o.lang !== 'zh' && o.lang !== 'en') throw new UsageError('--lang must be zh or en');
+      const chat = chatFromEnv(io.env);
+      const dir = store();
+      const handle = await openSnapshotHandle(dir, new SnapshotLru(dir, 1));
+      if (!handle) throw new DocQaError('collection_unavailable', 'no snapshot is active; build one with `docqa index`');
+      try {
+        const { snapshot } = handle;
+        let embedding = null;
+        let apiKey = '';
+        if (snapshot.manifest.embedding.provider !== 'none') {
+          try {
+            const e = embeddingFromEnv(io.env);
+            if (e.config.provider !== 'none') ({ config: embedding, apiKey } = { config: e.config, apiKey: e.apiKey });
+          } catch {
+            // search_blocks will report upstream_unavailable; the other tools still work.
+          }
+        }
+        const lang = (o.lang as 'zh' | 'en' | undefined) ?? (/[\u3400-\u9fff]/u.test(question) ? 'zh' : 'en');
+        const bundle = await loadBundle(path.join(baselineDir(), `baseline-${lang}`));
+        const result = await runAgent({
+          question,
+          snapshot,
+          embedQuery: queryEmbedderFor(snapshot.manifest.embedding, embedding, apiKey),
+          model: new ChatClient(chat.config, chat.apiKey),
+          bundle,
+          budgets: Budgets.parse({}),
+        });
+        const out = { run_id: crypto.randomUUID(), snapshot_id: handle.id, ...result };
+        if (o.json) json(io, out);
+        else {
+          io.stdout(`${result.answer ?? '(no answer)'}\n`);
+          if (result.citations.length) {
+            io.stdout('\nSources\n');
+            for (const c of result.citations) io.stdout(`  ${c.ref}  ${c.doc_title} — ${c.section_path} (${c.source_label})\n`);
+          }
+          io.stdout(`\n[${result.release.status}${result.release.reason ? ` ${result.release.reason}` : ''}] ${result.counts.tool_calls} tool calls, ${result.counts.model_calls} model calls, ${result.tokens.prompt + result.tokens.completion} chat tokens\n`);
+        }
+        if (result.release.status === 'FAILED' || result.release.status === 'CANCELLED') throw new DocQaError('run_failed', `no answer: ${result.release.reason ?? result.release.status}`);
       } finally {
         await handle.release();
       }

@@ -15,6 +15,8 @@ import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
 import { type LoadedSnapshot, loadActiveSnapshot } from '../../src/index/snapshot-store';
 import { addSources } from '../../src/index/sources';
 import { FakeOpenAIServer } from '../fakes/openai-server';
+import { EmbeddingConfig, type RemoteEmbeddingConfig } from '../../src/index/embedding-client';
+import { queryEmbedderFor } from '../../src/tools/query-embedder';
 import { fixture, tempDir } from '../helpers';
 
 /** The last Observation the harness put into the prompt the model received. */
@@ -177,6 +179,25 @@ describe('agent loop over real HTTP against a scripted model', () => {
     });
     const p = await run('What is a cell?', { snapshot: partial });
     assert.match(p.answer!, /could not be indexed.*lecture\.pdf/);
+  });
+
+  it('a retryable tool failure (query embedding down) is retried once without counting another tool call', async () => {
+    const embedding = EmbeddingConfig.parse({ provider: 'openai-compatible', base_url: server.baseURL, model: 'fake', dimensions: 16 }) as RemoteEmbeddingConfig;
+    const dir = new DataDir(tempDir());
+    await addSources(dir, [fixture('markdown', 'cell-notes.md')]);
+    await buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding, embeddingApiKey: '', pool: createIngestPool(DEFAULT_INGEST_OPTIONS, null) });
+    const hybrid = (await loadActiveSnapshot(dir))!;
+    // The embedding client already retries once inside a tool call; two failures make the tool fail once.
+    server.inject('/v1/embeddings', { kind: 'server_error' }, 2);
+    let status = '';
+    server.scriptChat(act('search_blocks', { query: 'microscope' }), (body) => {
+      const o = lastObservation(body) as unknown as { harness_status: string; payload: { mode?: string; error?: unknown } };
+      status = `${o.harness_status} ${o.payload.mode ?? ''} ${o.payload.error ? 'error' : ''}`.trim();
+      return 'Thought: ok.\nAction: Finish[Use a light microscope.]';
+    });
+    const r = await run('How to look at cells?', { snapshot: hybrid, embedQuery: queryEmbedderFor(hybrid.manifest.embedding, embedding, '') });
+    assert.equal(status, 'ok hybrid');
+    assert.deepEqual([r.release.status, r.counts.tool_calls], ['SUCCESS', 1]);
   });
 
   it('retries a transient model failure once (model_calls grows, turns do not); cancellation mid-stream is CANCELLED', async () => {

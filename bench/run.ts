@@ -9,6 +9,7 @@ import { indexBench } from './index.bench';
 import { rebuildBench } from './rebuild.bench';
 import { oramaBench } from './orama.bench';
 import { toolsBench } from './tools.bench';
+import { harnessBench } from './harness.bench';
 
 async function main(): Promise<void> {
   const rows: BenchRow[] = [];
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   if (!only || only === 'rebuild') rows.push(...(await rebuildBench()));
   if (!only || only === 'orama') rows.push(...(await oramaBench()));
   if (!only || only === 'tools') rows.push(...(await toolsBench()));
+  if (!only || only === 'harness') rows.push(...(await harnessBench()));
   printTable(rows);
   console.log(`\nwritten: ${writeResults(rows)}`);
 }

@@ -152,7 +152,15 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
   /** The run cannot go on: a fallback from verified progress, or fail closed. */
   const giveUp = (reason: string): AgentResult =>
     checked.length ? finish('FALLBACK', 'INSUFFICIENT_EVIDENCE', fallbackAnswer(lang, checked, consulted)) : finish('FAILED', reason, null);
-  const observe = (obs: Observation) => history.push(`Observation: ${JSON.stringify(obs)}`);
+  // Each history entry is counted once, when it is added: re-counting the whole prompt every turn was
+  // most of the harness's own time. The prompt around the history is counted once per run.
+  let historyTokens = 0;
+  const addHistory = (entry: string) => {
+    history.push(entry);
+    historyTokens += countTokens(entry) + 1;
+  };
+  const observe = (obs: Observation) => addHistory(`Observation: ${JSON.stringify(obs)}`);
+  const frameTokens = countTokens(renderPrompt(o.bundle, { ...staticValues, history: '' })) + countTokens(o.question);
 
   try {
     for (;;) {
@@ -162,7 +170,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
         { role: 'system', content: system },
         { role: 'user', content: o.question },
       ];
-      const contextTokens = countTokens(system) + countTokens(o.question);
+      const contextTokens = frameTokens + historyTokens;
       const used = tokens.prompt + tokens.completion;
       if (contextTokens + o.budgets.finalization_reserve_tokens > o.budgets.max_context_tokens) {
         stopReason = 'BUDGET_LIMIT_REACHED';
@@ -195,7 +203,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       tokens.prompt += reply!.usage?.prompt_tokens ?? contextTokens;
       tokens.completion += reply!.usage?.completion_tokens ?? countTokens(reply!.content);
       const text = reply!.content.trim();
-      history.push(text);
+      addHistory(text);
 
       const action = parseAction(text, whitelist);
       if (action.kind === 'finish') return finish('SUCCESS', null, action.answer);

@@ -14,6 +14,7 @@ import { Budgets } from '../harness/budget';
 import { ChatClient } from '../harness/model-client';
 import { baselineDir, loadBundle } from '../harness/prompt-bundle';
 import { SnapshotLru } from '../index/snapshot-lru';
+import type { LoadedSnapshot } from '../index/snapshot-store';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
 import { findTool, runTool } from '../tools/registry';
 import { queryEmbedderFor } from '../tools/query-embedder';
@@ -205,17 +206,7 @@ function buildProgram(io: CliIo): Command {
       if (!handle) return json(io, errorPayload('collection_unavailable', 'no snapshot is active; build one with `docqa index`'));
       try {
         const { snapshot } = handle;
-        let embedding = null;
-        let apiKey = '';
-        if (snapshot.manifest.embedding.provider !== 'none') {
-          try {
-            const e = embeddingFromEnv(io.env);
-            if (e.config.provider !== 'none') ({ config: embedding, apiKey } = { config: e.config, apiKey: e.apiKey });
-          } catch {
-            // No endpoint configured: search_blocks reports upstream_unavailable; the other tools work.
-          }
-        }
-        json(io, await runTool(name as ToolName, input, { snapshot, embedQuery: queryEmbedderFor(snapshot.manifest.embedding, embedding, apiKey) }));
+        json(io, await runTool(name as ToolName, input, { snapshot, embedQuery: queryEmbedderFromEnv(snapshot, io.env) }));
       } finally {
         await handle.release();
       }
@@ -235,22 +226,12 @@ function buildProgram(io: CliIo): Command {
       if (!handle) throw new DocQaError('collection_unavailable', 'no snapshot is active; build one with `docqa index`');
       try {
         const { snapshot } = handle;
-        let embedding = null;
-        let apiKey = '';
-        if (snapshot.manifest.embedding.provider !== 'none') {
-          try {
-            const e = embeddingFromEnv(io.env);
-            if (e.config.provider !== 'none') ({ config: embedding, apiKey } = { config: e.config, apiKey: e.apiKey });
-          } catch {
-            // search_blocks will report upstream_unavailable; the other tools still work.
-          }
-        }
         const lang = (o.lang as 'zh' | 'en' | undefined) ?? (/[\u3400-\u9fff]/u.test(question) ? 'zh' : 'en');
         const bundle = await loadBundle(path.join(baselineDir(), `baseline-${lang}`));
         const result = await runAgent({
           question,
           snapshot,
-          embedQuery: queryEmbedderFor(snapshot.manifest.embedding, embedding, apiKey),
+          embedQuery: queryEmbedderFromEnv(snapshot, io.env),
           model: new ChatClient(chat.config, chat.apiKey),
           bundle,
           budgets: Budgets.parse({}),
@@ -292,6 +273,20 @@ function buildProgram(io: CliIo): Command {
       io.stdout(`${outcome.ok ? formatDocument(outcome.document, registered !== undefined, o.blocks) : formatFailure(outcome.failure)}\n`);
     });
   return program;
+}
+
+/**
+ * The query embedder for a snapshot from the DOCQA_EMBEDDING_* settings. Without a usable endpoint there
+ * is none: search_blocks then reports upstream_unavailable and the other tools still work.
+ */
+function queryEmbedderFromEnv(snapshot: LoadedSnapshot, env: NodeJS.ProcessEnv) {
+  if (snapshot.manifest.embedding.provider === 'none') return undefined;
+  try {
+    const e = embeddingFromEnv(env);
+    return queryEmbedderFor(snapshot.manifest.embedding, e.config.provider === 'none' ? null : e.config, e.apiKey);
+  } catch {
+    return queryEmbedderFor(snapshot.manifest.embedding, null, '');
+  }
 }
 
 /** Runs the CLI; returns the exit status (0 done, 2 usage error, 1 anything else). Never exits itself. */

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { LoadedSnapshot } from '../index/snapshot-store';
 import { countTokens } from '../index/tokenizer';
 import { TOOLS, runTool, toolJsonSchema } from '../tools/registry';
-import type { ToolName, ToolPayload } from '../tools/tool';
+import type { BlockView, ToolName, ToolPayload } from '../tools/tool';
 import { parseAction } from './action-parser';
 import { type Budgets, admit } from './budget';
 import { checkCitations } from './citations';
@@ -13,14 +13,8 @@ import { scopeKey } from './scope-normalizer';
 
 export type ReleaseStatus = 'SUCCESS' | 'FALLBACK' | 'FAILED' | 'CANCELLED';
 
-export interface Citation {
-  ref: string;
-  doc_id: string;
-  block_id: string;
-  doc_title: string;
-  source_label: string;
-  section_path: string;
-}
+/** A resolved citation: the cited block as the tools showed it, without its text. */
+export type Citation = Omit<BlockView, 'text'>;
 
 export interface AgentResult {
   release: { status: ReleaseStatus; reason: string | null };

@@ -77,10 +77,6 @@ export class EmbeddingCache {
     return (await this.load()).get(key);
   }
 
-  async size(): Promise<number> {
-    return (await this.load()).size;
-  }
-
   async putAll(items: ReadonlyArray<readonly [string, Float32Array]>): Promise<void> {
     if (items.length === 0) return;
     const map = await this.load();

@@ -22,6 +22,10 @@ function failure(path: string, err: unknown): FailedDocument {
   return { path, stage: 'parse', code: 'internal', message: `unexpected error: ${errorMessage(err)}` };
 }
 
+function unsupportedFormat(): IngestError {
+  return new IngestError('read', 'unsupported_format', `unsupported file type; supported: ${SUPPORTED_EXTENSIONS.join(' ')}`);
+}
+
 function readFailure(err: unknown): IngestError {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return new IngestError('read', 'not_found', 'file does not exist');
@@ -33,9 +37,7 @@ function readFailure(err: unknown): IngestError {
 /** Reads the file's bytes, failing early on what can be known before parsing. */
 export async function readDocumentBytes(path: string, options: IngestOptions): Promise<Uint8Array> {
   const parser = parserFor(path);
-  if (!parser) {
-    throw new IngestError('read', 'unsupported_format', `unsupported file type; supported: ${SUPPORTED_EXTENSIONS.join(' ')}`);
-  }
+  if (!parser) throw unsupportedFormat();
   let size: number;
   try {
     const st = await fs.stat(path);
@@ -62,7 +64,7 @@ export async function readDocumentBytes(path: string, options: IngestOptions): P
 export async function ingestBytes(path: string, bytes: Uint8Array, identity: FileIdentity, options: IngestOptions, signal?: AbortSignal): Promise<IngestOutcome> {
   try {
     const parser = parserFor(path);
-    if (!parser) throw new IngestError('read', 'unsupported_format', `unsupported file type; supported: ${SUPPORTED_EXTENSIONS.join(' ')}`);
+    if (!parser) throw unsupportedFormat();
     const parsed = await parser.parse(bytes, { path, signal });
     const id: DocumentIdentity = { ...identity, path, content_hash: contentHash(bytes), byte_size: bytes.length };
     return { ok: true, document: buildDocument(parsed, id, options.chunking) };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** What a model turn says, or why it cannot be executed (a correctable protocol error, never evidence). */
 export type ParsedAction =
-  | { kind: 'finish'; thought: string; answer: string }
+  | { kind: 'finish'; thought: string; answer: string; clarification: boolean }
   | { kind: 'tool'; thought: string; tool: string; envelope: ToolEnvelope }
   | { kind: 'protocol_error'; violation: ActionViolation; message: string };
 
@@ -29,6 +29,11 @@ const ACTION_LINE = /^[ \t]*Action:[ \t]*/gm;
 const OBSERVATION_LINE = /^[ \t]*Observation:/m;
 const THOUGHT = /^[ \t]*Thought:[ \t]*([\s\S]*?)(?=^[ \t]*Action:)/m;
 const TOOL_CALL = /^([A-Za-z_][A-Za-z0-9_]*)\[([\s\S]*)\]\s*$/;
+/**
+ * A Finish that asks the user for missing context instead of answering (seed: a Draft declaring
+ * missing_info). Both bundles' markers are accepted whatever the bundle's language.
+ */
+const CLARIFY_MARKER = /^(?:需要澄清|CLARIFY)[ \t]*[:：][ \t]*/i;
 
 /**
  * Parses one model turn: exactly one `Thought:` followed by exactly one `Action: tool_name[{json}]` or
@@ -46,7 +51,11 @@ export function parseAction(text: string, whitelist: ReadonlyArray<string>): Par
   const m = TOOL_CALL.exec(action);
   if (!m) return { kind: 'protocol_error', violation: 'bad_json', message: 'the Action must read tool_name[{json}] or Finish[answer]' };
   const [, name, inner] = m as unknown as [string, string, string];
-  if (name === 'Finish') return { kind: 'finish', thought, answer: inner.trim() };
+  if (name === 'Finish') {
+    const answer = inner.trim();
+    const marker = CLARIFY_MARKER.exec(answer);
+    return { kind: 'finish', thought, answer: marker ? answer.slice(marker[0].length).trim() : answer, clarification: Boolean(marker) };
+  }
   if (!whitelist.includes(name)) return { kind: 'protocol_error', violation: 'unknown_tool', message: `unknown tool ${name}; available: ${whitelist.join(', ')}, or Finish` };
   let json: unknown;
   try {

@@ -200,7 +200,13 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       addHistory(text);
 
       const action = parseAction(text, whitelist);
-      if (action.kind === 'finish') return finish('SUCCESS', null, action.answer);
+      if (action.kind === 'finish') {
+        if (!action.clarification) return finish('SUCCESS', null, action.answer);
+        // A request for missing context is a legal end, with or without tool calls: the user is asked,
+        // and whatever was verified on the way is listed, never dressed up as an answer.
+        const checkedText = checked.length ? `\n\n${fallbackAnswer(lang, checked, consulted).split('\n').slice(1).join('\n')}` : '';
+        return finish('FALLBACK', 'MISSING_REQUIRED_CONTEXT', `${action.answer}${checkedText}`);
+      }
       if (finalRound) return giveUp('TOOL_REQUESTED_IN_FINAL_ROUND');
 
       let decision: RequestDecision;

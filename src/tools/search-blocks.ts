@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { hybridSearch } from '../index/hybrid-search';
+import { EmbeddingError } from '../index/embedding-client';
 import { type Tool, ToolFailure, blockView, resolveDocs } from './tool';
 
 export const SearchBlocksInput = z
@@ -36,7 +37,10 @@ export const searchBlocks: Tool<typeof SearchBlocksInput> = {
         queryVector = await embedQuery(input.query, signal);
       } catch (err) {
         if (signal?.aborted) throw err;
-        throw new ToolFailure('upstream_unavailable', `the query could not be embedded: ${err instanceof Error ? err.message : String(err)}`, true);
+        if (err instanceof ToolFailure) throw err;
+        // Only a transient upstream failure is worth the harness's one retry; a rejected key or a bad request is not.
+        const retryable = err instanceof EmbeddingError ? err.retryable : true;
+        throw new ToolFailure('upstream_unavailable', `the query could not be embedded: ${err instanceof Error ? err.message : String(err)}`, retryable);
       }
     }
     const hits = hybridSearch(snapshot.bm25, snapshot.vectors, input.query, queryVector, SEARCH_TOP_K, allowed);

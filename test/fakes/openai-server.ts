@@ -127,7 +127,8 @@ export class FakeOpenAIServer {
     const auth = req.headers.authorization;
     this.requests.push({ path, body, authorized: typeof auth === 'string' && auth.length > 0 });
     if (this.options.apiKey !== undefined && auth !== `Bearer ${this.options.apiKey}`) {
-      return this.json(res, 401, { error: { message: 'Authentication Fails (invalid api key)', type: 'authentication_error' } });
+      // Like several real servers, the error echoes the key it was given: redaction must catch it.
+      return this.json(res, 401, { error: { message: `Authentication Fails: incorrect API key provided: ${(auth ?? '').replace(/^Bearer /, '')}`, type: 'authentication_error' } });
     }
     const fault = this.faults.get(path)?.shift();
     if (fault) {
@@ -138,7 +139,7 @@ export class FakeOpenAIServer {
         case 'server_error':
           return this.json(res, 500, { error: { message: 'internal error', type: 'server_error' } });
         case 'unauthorized':
-          return this.json(res, 401, { error: { message: 'Authentication Fails', type: 'authentication_error' } });
+          return this.json(res, 401, { error: { message: `Authentication Fails: incorrect API key provided: ${(auth ?? '').replace(/^Bearer /, '')}`, type: 'authentication_error' } });
         case 'hang':
           return; // never answers; the client's deadline must end it
         case 'malformed_json':

@@ -169,9 +169,19 @@ describe('agent loop over real HTTP against a scripted model', () => {
   });
 
   it('zero tool calls is legal (clarification or out of scope), and a partial snapshot’s missing documents are disclosed', async () => {
-    server.scriptChat('Thought: which course?\nAction: Finish[Which course do you mean: biology or history?]');
+    server.scriptChat('Thought: which course?\nAction: Finish[CLARIFY: Which course do you mean: biology or history?]');
     const r = await run('Summarise the course');
-    assert.deepEqual([r.release.status, r.counts.tool_calls], ['SUCCESS', 0]);
+    assert.deepEqual([r.release.status, r.release.reason, r.counts.tool_calls, r.counts.model_calls], ['FALLBACK', 'MISSING_REQUIRED_CONTEXT', 0, 1]);
+    assert.equal(r.answer, 'Which course do you mean: biology or history?');
+    // Out of scope: declined through Finish without tools is an ordinary answer.
+    server.scriptChat('Thought: a study plan is out of scope.\nAction: Finish[I answer questions about your documents; I do not make study plans.]');
+    const o = await run('Make me a study plan for the exam');
+    assert.deepEqual([o.release.status, o.release.reason, o.counts.tool_calls], ['SUCCESS', null, 0]);
+    // Clarification after a search: the question to the user, then what was verified, no citations invented.
+    server.scriptChat(act('scan_term', { term: 'mitochondria' }), 'Thought: the notes name two labs.\nAction: Finish[需要澄清：你问的是哪一次实验？]');
+    const c = await run('What did the lab measure?');
+    assert.deepEqual([c.release.status, c.release.reason, c.counts.tool_calls], ['FALLBACK', 'MISSING_REQUIRED_CONTEXT', 1]);
+    assert.match(c.answer!, /^你问的是哪一次实验？\n\n- scan_term \{"term":"mitochondria"\}: /);
     server.scriptChat((body) => {
       const system = (body.messages as Array<{ content: string }>)[0]!.content;
       assert.match(system, /"completeness":"partial"/);
@@ -198,6 +208,18 @@ describe('agent loop over real HTTP against a scripted model', () => {
     const r = await run('How to look at cells?', { snapshot: hybrid, embedQuery: queryEmbedderFor(hybrid.manifest.embedding, embedding, '') });
     assert.equal(status, 'ok hybrid');
     assert.deepEqual([r.release.status, r.counts.tool_calls], ['SUCCESS', 1]);
+    // A business error (a rejected key) comes back as the payload and is never retried.
+    server.inject('/v1/embeddings', { kind: 'unauthorized' });
+    const before = server.requests.filter((q) => q.path === '/v1/embeddings').length;
+    server.scriptChat(act('search_blocks', { query: 'nucleus' }), (body) => {
+      const o = lastObservation(body) as unknown as { harness_status: string; payload: { error?: { code: string; retryable: boolean } } };
+      status = `${o.harness_status} ${o.payload.error?.code} ${o.payload.error?.retryable}`;
+      return 'Thought: the search failed.\nAction: Finish[The search is unavailable.]';
+    });
+    const b = await run('Where is the nucleus?', { snapshot: hybrid, embedQuery: queryEmbedderFor(hybrid.manifest.embedding, embedding, '') });
+    assert.match(status, /^ok \S+ false$/);
+    assert.equal(server.requests.filter((q) => q.path === '/v1/embeddings').length - before, 1, 'one embedding request: no retry');
+    assert.equal(b.counts.tool_calls, 1);
   });
 
   it('retries a transient model failure once (model_calls grows, turns do not); cancellation mid-stream is CANCELLED', async () => {

@@ -15,7 +15,17 @@ describe('parseAction', () => {
       envelope: { input: { doc_ids: ['d1'] }, previous_observation: { tool_call_id: 'call-1', information_gain: 'GAINED' } },
     });
     const f = parseAction('Thought: enough evidence.\nAction: Finish[The cell [1] has:\n- a nucleus【来源:d1#b2】]', TOOLS);
-    assert.deepEqual(f, { kind: 'finish', thought: 'enough evidence.', answer: 'The cell [1] has:\n- a nucleus【来源:d1#b2】' });
+    assert.deepEqual(f, { kind: 'finish', thought: 'enough evidence.', answer: 'The cell [1] has:\n- a nucleus【来源:d1#b2】', clarification: false });
+  });
+
+  it('a Finish that asks the user for missing context is marked as a clarification, in either language', () => {
+    const zh = parseAction('Thought: 不知道指哪份笔记。\nAction: Finish[需要澄清：你指的是哪一份实验报告？]', TOOLS);
+    assert.deepEqual(zh, { kind: 'finish', thought: '不知道指哪份笔记。', answer: '你指的是哪一份实验报告？', clarification: true });
+    const en = parseAction('Thought: which term?\nAction: Finish[clarify: Which semester do you mean?]', TOOLS);
+    assert.equal(en.kind === 'finish' && en.clarification, true);
+    // The word inside an ordinary answer is not a marker.
+    const plain = parseAction('Thought: ok\nAction: Finish[To clarify: light reactions come first.]', TOOLS);
+    assert.equal(plain.kind === 'finish' && plain.clarification, false);
   });
 
   const bad: Array<[string, string, string]> = [

@@ -4,13 +4,31 @@ import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import crypto from 'node:crypto';
 
 const require = createRequire(import.meta.url);
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 const out = path.resolve('dist');
 
+// The build hash recorded in every run manifest: the sources and prompts this build was made from, so it
+// is the same on every machine for the same checkout (no git needed).
+function sourceHash() {
+  const h = crypto.createHash('sha256');
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else h.update(p.split(path.sep).join('/')).update('\0').update(fs.readFileSync(p)).update('\0');
+    }
+  };
+  for (const d of ['src', 'prompts', 'webview']) walk(d);
+  h.update(fs.readFileSync('package-lock.json'));
+  return h.digest('hex').slice(0, 16);
+}
+
 const common = {
+  define: { __DOCQA_BUILD__: JSON.stringify(sourceHash()) },
   bundle: true,
   platform: 'node',
   target: 'node20',

@@ -2,7 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const CORE = ['src/index/**', 'src/tools/**', 'src/harness/**', 'src/trace/**'];
+const CORE = ['src/index/**', 'src/tools/**', 'src/harness/**', 'src/trace/**', 'src/eval/**'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.e2e/**', 'scratch/**', 'test/fixtures/**'] },

@@ -7,6 +7,9 @@ import { DEFAULT_RETENTION, type RetentionPolicy } from '../index/build-snapshot
 import { EmbeddingConfig } from '../index/embedding-client';
 import { ChatConfig } from '../harness/model-client';
 import { IngestOptions } from '../index/model';
+import { Budgets } from '../harness/budget';
+import { Redactor } from '../trace/redact';
+import { TraceMode } from '../trace/trace-model';
 
 /** Only the CLI reads the environment; the core gets plain values. */
 export function resolveStore(flag: string | undefined, env: NodeJS.ProcessEnv): DataDir {
@@ -95,4 +98,46 @@ export function chatFromEnv(env: NodeJS.ProcessEnv): { config: ChatConfig; apiKe
   });
   if (!parsed.success) throw new UsageError(`invalid chat settings (${parsed.error.issues[0]!.path.join('.')}): ${parsed.error.issues[0]!.message}`);
   return { config: parsed.data, apiKey: env.DOCQA_CHAT_API_KEY ?? '' };
+}
+
+export interface RunSettings {
+  budgets: Budgets;
+  thresholds: { noGain: number; violations: number };
+  traceMode: TraceMode;
+}
+
+const RUN_VARS = {
+  DOCQA_MAX_CONTEXT_TOKENS: 'max_context_tokens',
+  DOCQA_MAX_REQUEST_TOKENS: 'max_request_tokens',
+  DOCQA_FINAL_RESERVE_TOKENS: 'finalization_reserve_tokens',
+  DOCQA_MAX_TOOL_CALLS: 'max_tool_calls',
+} as const;
+
+/**
+ * Budgets (DOCQA_MAX_CONTEXT_TOKENS 100K, DOCQA_MAX_REQUEST_TOKENS 400K, DOCQA_FINAL_RESERVE_TOKENS 4K,
+ * DOCQA_MAX_TOOL_CALLS 8), stopping thresholds (DOCQA_NO_GAIN_THRESHOLD, DOCQA_VIOLATION_THRESHOLD, 2 each)
+ * and the trace mode (DOCQA_TRACE=metadata|full).
+ */
+export function runSettingsFromEnv(env: NodeJS.ProcessEnv): RunSettings {
+  const whole = (name: string): number | undefined => {
+    const v = env[name];
+    if (v === undefined || v === '') return undefined;
+    if (!/^\d+$/.test(v)) throw new UsageError(`${name} must be a whole number, not "${v}"`);
+    return Number(v);
+  };
+  const raw: Record<string, number | undefined> = {};
+  for (const [name, key] of Object.entries(RUN_VARS)) raw[key] = whole(name);
+  const budgets = Budgets.safeParse(raw);
+  if (!budgets.success) throw new UsageError(`invalid budget (${budgets.error.issues[0]!.path.join('.')}): ${budgets.error.issues[0]!.message}`);
+  const noGain = whole('DOCQA_NO_GAIN_THRESHOLD') ?? 2;
+  const violations = whole('DOCQA_VIOLATION_THRESHOLD') ?? 2;
+  if (noGain < 1 || violations < 1) throw new UsageError('DOCQA_NO_GAIN_THRESHOLD and DOCQA_VIOLATION_THRESHOLD must be at least 1');
+  const mode = TraceMode.safeParse(env.DOCQA_TRACE || 'metadata');
+  if (!mode.success) throw new UsageError(`DOCQA_TRACE must be "metadata" or "full", not "${env.DOCQA_TRACE}"`);
+  return { budgets: budgets.data, thresholds: { noGain, violations }, traceMode: mode.data };
+}
+
+/** Both API keys from the environment: everything the CLI prints or writes is scrubbed of them. */
+export function redactorFromEnv(env: NodeJS.ProcessEnv): Redactor {
+  return new Redactor([env.DOCQA_CHAT_API_KEY, env.DOCQA_EMBEDDING_API_KEY]);
 }

@@ -7,12 +7,15 @@ import { ingestSources } from '../index/ingest-sources';
 import { addSources, loadSources, removeSource } from '../index/sources';
 import { buildSnapshot } from '../index/build-snapshot';
 import { activateSnapshot, deleteSnapshot, listSnapshots, readActiveId } from '../index/snapshot-store';
-import { embeddingFromEnv, chatFromEnv, ingestOptionsFromEnv, resolveStore, retentionFromEnv } from './cli-env';
-import crypto from 'node:crypto';
-import { runAgent } from '../harness/agent-loop';
-import { Budgets } from '../harness/budget';
+import { embeddingFromEnv, chatFromEnv, ingestOptionsFromEnv, redactorFromEnv, resolveStore, retentionFromEnv, runSettingsFromEnv } from './cli-env';
 import { ChatClient } from '../harness/model-client';
-import { baselineDir, loadBundle } from '../harness/prompt-bundle';
+import { activeBundle } from '../harness/prompt-store';
+import { runTraced } from '../trace/traced-run';
+import type { TraceMode } from '../trace/trace-model';
+import { type CommandContext, questionLanguage } from './command-context';
+import { registerEvalCommands } from './eval-commands';
+import { registerPromptCommands } from './prompt-commands';
+import { registerTraceCommands } from './trace-commands';
 import { SnapshotLru } from '../index/snapshot-lru';
 import type { LoadedSnapshot } from '../index/snapshot-store';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
@@ -214,29 +217,50 @@ function buildProgram(io: CliIo): Command {
 
   program
     .command('ask')
-    .description('answer a question from the active snapshot, with checked citations')
+    .description('answer a question from the active snapshot, with checked citations and a trace')
     .argument('<question>')
     .option('--json', 'print JSON')
     .option('--lang <zh|en>', 'prompt language (default: Chinese when the question has Chinese characters)')
-    .action(async (question: string, o: { json?: boolean; lang?: string }) => {
+    .option('--prompt <id>', 'prompt bundle (default: the promoted one, else the release baseline for the language)')
+    .option('--trace <mode>', 'metadata (default, or $DOCQA_TRACE) or full: also keep the exact prompts, model output, tool payloads and answer')
+    .action(async (question: string, o: { json?: boolean; lang?: string; prompt?: string; trace?: string }) => {
       if (o.lang !== undefined && o.lang !== 'zh' && o.lang !== 'en') throw new UsageError('--lang must be zh or en');
+      if (o.trace !== undefined && o.trace !== 'metadata' && o.trace !== 'full') throw new UsageError('--trace must be metadata or full');
       const chat = chatFromEnv(io.env);
+      const settings = runSettingsFromEnv(io.env);
       const dir = store();
+      const lang = (o.lang as 'zh' | 'en' | undefined) ?? questionLanguage(question);
+      const bundle = await activeBundle(dir, lang, o.prompt);
       const handle = await openSnapshotHandle(dir, new SnapshotLru(dir, 1));
       if (!handle) throw new DocQaError('collection_unavailable', 'no snapshot is active; build one with `docqa index`');
       try {
         const { snapshot } = handle;
-        const lang = (o.lang as 'zh' | 'en' | undefined) ?? (/[\u3400-\u9fff]/u.test(question) ? 'zh' : 'en');
-        const bundle = await loadBundle(path.join(baselineDir(), `baseline-${lang}`));
-        const result = await runAgent({
-          question,
-          snapshot,
-          embedQuery: queryEmbedderFromEnv(snapshot, io.env),
-          model: new ChatClient(chat.config, chat.apiKey),
-          bundle,
-          budgets: Budgets.parse({}),
-        });
-        const out = { run_id: crypto.randomUUID(), snapshot_id: handle.id, ...result };
+        const ac = new AbortController();
+        const onSigint = () => ac.abort();
+        process.once('SIGINT', onSigint);
+        let run;
+        try {
+          run = await runTraced({
+            dir,
+            question,
+            snapshot,
+            embedQuery: queryEmbedderFromEnv(snapshot, io.env),
+            model: new ChatClient(chat.config, chat.apiKey),
+            chat: chat.config,
+            bundle,
+            budgets: settings.budgets,
+            thresholds: settings.thresholds,
+            appVersion: pkg.version,
+            mode: (o.trace as TraceMode | undefined) ?? settings.traceMode,
+            redactor: redactorFromEnv(io.env),
+            signal: ac.signal,
+          });
+        } finally {
+          process.off('SIGINT', onSigint);
+        }
+        const { result, trace } = run;
+        const traceInfo = { mode: (o.trace as TraceMode | undefined) ?? settings.traceMode, partial: trace.partial, records_dropped: trace.records_dropped, writer_error: trace.writer_error };
+        const out = { run_id: run.run_id, snapshot_id: handle.id, ...result, trace: traceInfo };
         if (o.json) json(io, out);
         else {
           io.stdout(`${result.answer ?? '(no answer)'}\n`);
@@ -244,13 +268,19 @@ function buildProgram(io: CliIo): Command {
             io.stdout('\nSources\n');
             for (const c of result.citations) io.stdout(`  ${c.ref}  ${c.doc_title} — ${c.section_path} (${c.source_label})\n`);
           }
-          io.stdout(`\n[${result.release.status}${result.release.reason ? ` ${result.release.reason}` : ''}] ${result.counts.tool_calls} tool calls, ${result.counts.model_calls} model calls, ${result.tokens.prompt + result.tokens.completion} chat tokens\n`);
+          io.stdout(`\n[${result.release.status}${result.release.reason ? ` ${result.release.reason}` : ''}] ${result.counts.tool_calls} tool calls, ${result.counts.model_calls} model calls, ${result.tokens.prompt + result.tokens.completion} chat tokens · trace ${run.run_id}\n`);
         }
+        if (trace.partial) io.stderr(`docqa: warning: the trace of ${run.run_id} is partial (${trace.records_dropped} records lost${trace.writer_error ? `: ${trace.writer_error}` : ''}); the answer is unaffected\n`);
         if (result.release.status === 'FAILED' || result.release.status === 'CANCELLED') throw new DocQaError('run_failed', `no answer: ${result.release.reason ?? result.release.status}`);
       } finally {
         await handle.release();
       }
     });
+
+  const ctx: CommandContext = { io, store, json: (v) => json(io, v), queryEmbedder: (s) => queryEmbedderFromEnv(s, io.env) };
+  registerTraceCommands(program, ctx);
+  registerPromptCommands(program, ctx);
+  registerEvalCommands(program, ctx);
 
   program
     .command('inspect')
@@ -290,7 +320,10 @@ function queryEmbedderFromEnv(snapshot: LoadedSnapshot, env: NodeJS.ProcessEnv) 
 }
 
 /** Runs the CLI; returns the exit status (0 done, 2 usage error, 1 anything else). Never exits itself. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<number> {
+  // Every byte the CLI prints passes the redactor: an upstream error that echoes a key never reaches the terminal.
+  const redactor = redactorFromEnv(rawIo.env);
+  const io: CliIo = { ...rawIo, stdout: (s) => rawIo.stdout(redactor.redact(s)), stderr: (s) => rawIo.stderr(redactor.redact(s)) };
   const program = buildProgram(io);
   try {
     await program.parseAsync([...argv], { from: 'user' });

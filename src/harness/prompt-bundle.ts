@@ -21,7 +21,7 @@ export const BundleFile = z.object({
 export type BundleFile = z.infer<typeof BundleFile>;
 
 export interface PromptBundle extends BundleFile {
-  /** sha256 over bundle.json and the template bytes: the bundle's identity (the version is for people). */
+  /** sha256 over what the model is given (language and template bytes): the bundle's identity. Id, version and description are for people. */
   hash: string;
   text: string;
 }
@@ -35,6 +35,10 @@ export function baselineDir(): string {
   throw new DocQaError('prompt_bundle_missing', 'the release-baseline prompt bundles were not found next to DocQA');
 }
 
+export function bundleHash(language: string, template: Uint8Array): string {
+  return crypto.createHash('sha256').update(language).update('\0').update(template).digest('hex');
+}
+
 export async function loadBundle(folder: string): Promise<PromptBundle> {
   const meta = await readVersioned(path.join(folder, 'bundle.json'), PROMPT_BUNDLE_FORMAT_VERSION, BundleFile);
   if (!meta) throw new DocQaError('prompt_bundle_missing', `no bundle.json in ${folder}`);
@@ -42,7 +46,7 @@ export async function loadBundle(folder: string): Promise<PromptBundle> {
   const text = raw.toString('utf8');
   const missing = PLACEHOLDERS.filter((p) => !text.includes(p));
   if (missing.length) throw new DocQaError('prompt_bundle_invalid', `prompt bundle ${meta.id}: template lacks ${missing.join(', ')}`);
-  const hash = crypto.createHash('sha256').update(await fs.readFile(path.join(folder, 'bundle.json'))).update('\0').update(raw).digest('hex');
+  const hash = bundleHash(meta.language, raw);
   return { ...meta, hash, text };
 }
 

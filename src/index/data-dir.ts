@@ -26,6 +26,19 @@ export class DataDir {
   get embeddingsDir(): string {
     return path.join(this.root, 'embeddings');
   }
+  get tracesDir(): string {
+    return path.join(this.root, 'traces');
+  }
+  traceDir(runId: string): string {
+    return path.join(this.tracesDir, runId);
+  }
+  /** Experimental prompt bundles and which one is active (the release baselines live beside the code). */
+  get promptsDir(): string {
+    return path.join(this.root, 'prompts');
+  }
+  get evalsDir(): string {
+    return path.join(this.root, 'evals');
+  }
   snapshotDir(id: string): string {
     return path.join(this.snapshotsDir, id);
   }

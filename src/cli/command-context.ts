@@ -1,0 +1,16 @@
+import type { DataDir } from '../index/data-dir';
+import type { LoadedSnapshot } from '../index/snapshot-store';
+import type { CliIo } from './main';
+
+/** What every command group needs from the program: output, the data directory, the query embedder. */
+export interface CommandContext {
+  io: CliIo;
+  store: () => DataDir;
+  json: (value: unknown) => void;
+  queryEmbedder: (snapshot: LoadedSnapshot) => ((q: string, signal?: AbortSignal) => Promise<Float32Array>) | undefined;
+}
+
+/** The prompt language for a question: Chinese when it has Chinese characters. */
+export function questionLanguage(question: string): 'zh' | 'en' {
+  return /[\u3400-\u9fff]/u.test(question) ? 'zh' : 'en';
+}

@@ -1,0 +1,109 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { DataDir } from '../index/data-dir';
+import { DocQaError, errorMessage } from '../index/errors';
+import { readVersioned } from '../index/json-file';
+import { type ArtifactRecord, type SpanRecord, TRACE_FORMAT_VERSION, TraceMeta, TraceRecord } from './trace-model';
+import { META_FILE, RECORDS_FILE } from './trace-writer';
+
+/** Sortable by start time, unique without coordination: `r20261130T113221Z-3f9a1c`. */
+export function newRunId(at = new Date()): string {
+  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `r${stamp}-${crypto.randomBytes(3).toString('hex')}`;
+}
+
+const RUN_ID = /^r\d{8}T\d{6}Z-[0-9a-f]{6}$/;
+
+export interface LoadedTrace {
+  run_id: string;
+  /** null when the run's trace.json was never written (a crash, or a writer that failed). */
+  meta: TraceMeta | null;
+  spans: SpanRecord[];
+  artifacts: Map<string, ArtifactRecord>;
+  /** Lines that could not be read (a torn last line after a crash): reported, never fatal. */
+  unreadable_lines: number;
+}
+
+export async function readTrace(dir: DataDir, runId: string): Promise<LoadedTrace> {
+  if (!RUN_ID.test(runId)) throw new DocQaError('invalid_argument', `"${runId}" is not a run id (they look like r20261130T113221Z-3f9a1c; see \`docqa trace list\`)`);
+  const folder = dir.traceDir(runId);
+  const meta = await readVersioned(path.join(folder, META_FILE), TRACE_FORMAT_VERSION, TraceMeta);
+  let raw: string | null = null;
+  try {
+    raw = await fs.readFile(path.join(folder, RECORDS_FILE), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new DocQaError('store_io', `cannot read the trace of ${runId}: ${errorMessage(err)}`);
+  }
+  if (!meta && raw === null) throw new DocQaError('trace_not_found', `no trace for run ${runId} (see \`docqa trace list\`)`);
+  const spans: SpanRecord[] = [];
+  const artifacts = new Map<string, ArtifactRecord>();
+  let unreadable = 0;
+  for (const line of (raw ?? '').split('\n')) {
+    if (!line) continue;
+    let parsed;
+    try {
+      parsed = TraceRecord.safeParse(JSON.parse(line));
+    } catch {
+      unreadable++;
+      continue;
+    }
+    if (!parsed.success) unreadable++;
+    else if (parsed.data.type === 'span') spans.push(parsed.data);
+    else artifacts.set(parsed.data.artifact_id, parsed.data);
+  }
+  return { run_id: runId, meta, spans, artifacts, unreadable_lines: unreadable };
+}
+
+export interface TraceSummary {
+  run_id: string;
+  started_at: string | null;
+  question: string | null;
+  status: string | null;
+  mode: string | null;
+  partial: boolean;
+}
+
+/** Every trace in the data directory, newest first. */
+export async function listTraces(dir: DataDir): Promise<TraceSummary[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir.tracesDir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    throw new DocQaError('store_io', `cannot list traces: ${errorMessage(err)}`);
+  }
+  const out: TraceSummary[] = [];
+  for (const name of names.filter((n) => RUN_ID.test(n))) {
+    let meta: TraceMeta | null = null;
+    try {
+      meta = await readVersioned(path.join(dir.traceDir(name), META_FILE), TRACE_FORMAT_VERSION, TraceMeta);
+    } catch {
+      meta = null;
+    }
+    out.push({ run_id: name, started_at: meta?.started_at ?? null, question: meta?.question ?? null, status: meta?.release.status ?? null, mode: meta?.mode ?? null, partial: meta ? meta.partial : true });
+  }
+  // Run ids start with their UTC start time: sorting them sorts by time, with the random tail as tie-break.
+  return out.sort((a, b) => (a.run_id < b.run_id ? 1 : a.run_id > b.run_id ? -1 : 0));
+}
+
+export interface SpanNode extends SpanRecord {
+  children: SpanNode[];
+}
+
+/** The span tree: children in start order (span id breaks ties); spans whose parent was lost become roots. */
+export function spanTree(spans: readonly SpanRecord[]): SpanNode[] {
+  const nodes = new Map(spans.map((s) => [s.span_id, { ...s, children: [] as SpanNode[] }]));
+  const roots: SpanNode[] = [];
+  for (const n of nodes.values()) {
+    const parent = n.parent_id ? nodes.get(n.parent_id) : undefined;
+    (parent ? parent.children : roots).push(n);
+  }
+  const order = (a: SpanNode, b: SpanNode) => a.start_ms - b.start_ms || (a.span_id < b.span_id ? -1 : 1);
+  const sortDeep = (list: SpanNode[]) => {
+    list.sort(order);
+    for (const n of list) sortDeep(n.children);
+  };
+  sortDeep(roots);
+  return roots;
+}

@@ -1,0 +1,79 @@
+import type { DataDir } from '../index/data-dir';
+import type { LoadedSnapshot } from '../index/snapshot-store';
+import { type AgentEvent, type AgentResult, type ChatModel, runAgent } from '../harness/agent-loop';
+import type { Budgets } from '../harness/budget';
+import type { ChatConfig } from '../harness/model-client';
+import type { PromptBundle } from '../harness/prompt-bundle';
+import { TOOLS } from '../tools/registry';
+import type { ToolName } from '../tools/tool';
+import type { Redactor } from './redact';
+import { buildRunManifest } from './run-manifest';
+import type { RunManifest, TraceMode } from './trace-model';
+import { newRunId } from './trace-store';
+import { type TraceOutcome, TraceWriter, type TraceWriterOptions } from './trace-writer';
+import { Tracer } from './tracer';
+
+export interface TracedRunOptions {
+  dir: DataDir;
+  question: string;
+  snapshot: LoadedSnapshot;
+  model: ChatModel;
+  chat: ChatConfig;
+  bundle: PromptBundle;
+  budgets: Budgets;
+  thresholds: { noGain: number; violations: number };
+  appVersion: string;
+  mode: TraceMode;
+  redactor: Redactor;
+  embedQuery?: (q: string, signal?: AbortSignal) => Promise<Float32Array>;
+  tools?: ReadonlyArray<ToolName>;
+  signal?: AbortSignal;
+  onEvent?: (e: AgentEvent) => void;
+  writer?: Partial<TraceWriterOptions>;
+}
+
+export interface TracedRun {
+  run_id: string;
+  manifest: RunManifest;
+  result: AgentResult;
+  trace: TraceOutcome;
+}
+
+/**
+ * One request with its trace: the run's manifest, the agent loop with a tracer on a background writer,
+ * then the trace closed (bounded wait). The answer never depends on the writer: a failed trace comes back
+ * as `trace.partial` with the reason.
+ */
+export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
+  const run_id = newRunId();
+  const tools = o.tools ?? TOOLS.map((t) => t.name);
+  const manifest = buildRunManifest({ appVersion: o.appVersion, bundle: o.bundle, tools, chat: o.chat, snapshot: o.snapshot.manifest, budgets: o.budgets, thresholds: o.thresholds });
+  const writer = new TraceWriter(run_id, o.dir.traceDir(run_id), o.redactor, o.writer);
+  const tracer = new Tracer(o.mode, writer);
+  const started_at = new Date().toISOString();
+  const result = await runAgent({
+    question: o.question,
+    snapshot: o.snapshot,
+    embedQuery: o.embedQuery,
+    model: o.model,
+    bundle: o.bundle,
+    budgets: o.budgets,
+    thresholds: o.thresholds,
+    tools,
+    signal: o.signal,
+    onEvent: o.onEvent,
+    tracer,
+  });
+  const trace = await writer.close({
+    trace_id: tracer.traceId,
+    mode: o.mode,
+    started_at,
+    question: o.question,
+    manifest,
+    release: result.release,
+    stop_reason: result.stop_reason,
+    counts: result.counts,
+    tokens: result.tokens,
+  });
+  return { run_id, manifest, result, trace };
+}

@@ -75,7 +75,7 @@ export async function listTraces(dir: DataDir): Promise<TraceSummary[]> {
   }
   const out: TraceSummary[] = [];
   for (const name of names.filter((n) => RUN_ID.test(n))) {
-    let meta: TraceMeta | null = null;
+    let meta: TraceMeta | null;
     try {
       meta = await readVersioned(path.join(dir.traceDir(name), META_FILE), TRACE_FORMAT_VERSION, TraceMeta);
     } catch {

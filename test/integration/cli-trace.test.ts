@@ -11,6 +11,17 @@ import { makeCli } from './cli';
 const CHAT_KEY = 'sk-planted-chat-7f3a9c2e51d4b8';
 const EMBED_KEY = 'emb-planted-key-4c1d9e7a2b6f';
 
+interface Manifest {
+  app: { name: string; build: string };
+  prompt_bundle: { id: string; hash: string };
+  embedding: unknown;
+  snapshot: unknown;
+  budgets: unknown;
+  thresholds: unknown;
+  chat: { thinking: string };
+  config_hash: string;
+}
+
 interface SpanNode {
   span_id: string;
   parent_id: string | null;
@@ -101,7 +112,7 @@ describe('traces, manifests, replay and export', () => {
     runId = out.run_id;
     snapshotA = out.snapshot_id;
 
-    const shown = cli.json<{ meta: { manifest: Record<string, any>; partial: boolean; counts: Record<string, number> }; spans: SpanNode[] }>(['trace', 'show', runId, '--json']);
+    const shown = cli.json<{ meta: { manifest: Manifest; partial: boolean; counts: Record<string, number> }; spans: SpanNode[] }>(['trace', 'show', runId, '--json']);
     assert.equal(shown.spans.length, 1);
     const root = shown.spans[0]!;
     assert.deepEqual(shape(root), [

@@ -18,6 +18,8 @@ import { FakeOpenAIServer } from '../fakes/openai-server';
 import { EmbeddingConfig, type RemoteEmbeddingConfig } from '../../src/index/embedding-client';
 import { queryEmbedderFor } from '../../src/tools/query-embedder';
 import { fixture, tempDir } from '../helpers';
+import type { TraceRecord } from '../../src/trace/trace-model';
+import { Tracer } from '../../src/trace/tracer';
 
 /** The last Observation the harness put into the prompt the model received. */
 function lastObservation(body: Record<string, unknown>): { tool_call_id: string | null; harness_status: string; payload: { blocks?: Array<{ ref: string }>; hits?: Array<{ ref: string }> } | null } {
@@ -166,6 +168,71 @@ describe('agent loop over real HTTP against a scripted model', () => {
     assert.deepEqual([bad.release.status, bad.stop_reason], ['FALLBACK', 'BUDGET_LIMIT_REACHED']);
     assert.match(bad.answer!, /Checked in this run/);
     assert.equal(bad.counts.tool_calls, 1, 'the final-round tool request was not executed');
+  });
+
+  it('non-empty results the model rates NO_GAIN twice saturate the run; tool spans and rejected spans are audited apart', async () => {
+    const records: TraceRecord[] = [];
+    server.scriptChat(
+      act('scan_term', { term: 'cell' }),
+      act('scan_term', { term: 'membrane' }, { id: 'call-1', gain: 'NO_GAIN' }),
+      act('scan_term', { term: 'nucleus' }, { id: 'call-2', gain: 'NO_GAIN' }), // saturated: STOP_REQUIRED instead of running
+      'Thought: nothing new.\nAction: Finish[The notes mention cells but say nothing more specific.]',
+    );
+    const r = await run('Tell me about cells', { tracer: new Tracer('metadata', { write: (x) => records.push(x) }) });
+    assert.equal(r.stop_reason, 'INFORMATION_SATURATED');
+    assert.equal(r.release.status, 'SUCCESS', 'the model may still Finish after STOP_REQUIRED');
+    assert.deepEqual(r.counts, { agent_turns: 4, tool_calls: 2, model_calls: 4, rejected_requests: 0 });
+    const kinds = (k: string) => records.filter((x) => x.type === 'span' && x.kind === k) as Array<Extract<TraceRecord, { type: 'span' }>>;
+    assert.equal(kinds('tool_call').length, 2);
+    assert.deepEqual(kinds('rejected_request').map((x) => [x.attributes.reason, x.attributes.stop_reason, x.attributes.information_gain]), [['stop_required', 'INFORMATION_SATURATED', 'NO_GAIN']]);
+    assert.equal(kinds('llm_call').length, r.counts.model_calls);
+  });
+
+  it('the tool-call limit is a budget stop: STOP_REQUIRED once with BUDGET_LIMIT_REACHED, then a tool request ends the run with a fallback', async () => {
+    server.scriptChat(
+      act('scan_term', { term: 'cell' }),
+      act('scan_term', { term: 'nucleus' }, { id: 'call-1', gain: 'GAINED' }),
+      act('scan_term', { term: 'membrane' }, { id: 'call-2', gain: 'GAINED' }), // a third call: over the limit
+      (body) => {
+        const o = lastObservation(body) as unknown as { harness_status: string; message: string };
+        assert.equal(o.harness_status, 'stop_required');
+        assert.match(o.message, /^BUDGET_LIMIT_REACHED/);
+        return act('scan_term', { term: 'wall' });
+      },
+    );
+    const r = await run('Everything about cells', { budgets: Budgets.parse({ max_tool_calls: 2 }) });
+    assert.deepEqual([r.release.status, r.release.reason, r.stop_reason], ['FALLBACK', 'INSUFFICIENT_EVIDENCE', 'BUDGET_LIMIT_REACHED']);
+    assert.deepEqual(r.counts, { agent_turns: 4, tool_calls: 2, model_calls: 4, rejected_requests: 0 });
+    assert.match(r.answer!, /scan_term \{"term":"cell"\}: \d+ result\(s\)\n- scan_term \{"term":"nucleus"\}/);
+  });
+
+  it('the final round fails (model down twice): no answer is invented — verified progress becomes a fallback, nothing verified fails closed', async () => {
+    const q = 'What is a cell?';
+    server.scriptChat(act('search_blocks', { query: 'cell' }), 'Thought: finish.\nAction: Finish[probe]');
+    const start = server.requests.length;
+    await run(q);
+    const [req1, req2] = server.requests.slice(start, start + 2) as unknown as Array<{ body: { messages: Array<{ content: string }> } }>;
+    const used1 = Math.ceil(JSON.stringify(req1!.body.messages).length / 4) + Math.ceil(act('search_blocks', { query: 'cell' }).length / 4);
+    const ctx2 = countTokens(req2!.body.messages[0]!.content) + countTokens(q);
+    const tight = Budgets.parse({ max_request_tokens: used1 + ctx2 + 200, finalization_reserve_tokens: 400 });
+    server.scriptChat(() => {
+      // The final round's call and its one retry both fail.
+      server.inject('/v1/chat/completions', { kind: 'server_error' }, 2);
+      return act('search_blocks', { query: 'cell' });
+    });
+    const r = await run(q, { budgets: tight });
+    assert.deepEqual([r.release.status, r.release.reason, r.stop_reason], ['FALLBACK', 'INSUFFICIENT_EVIDENCE', 'BUDGET_LIMIT_REACHED']);
+    assert.match(r.answer!, /^No complete answer could be formed/);
+    assert.deepEqual([r.counts.tool_calls, r.counts.model_calls], [1, 3]);
+    // The same failure with nothing verified: fail closed, no answer at all.
+    server.inject('/v1/chat/completions', { kind: 'server_error' }, 2);
+    const f = await run(q);
+    assert.deepEqual([f.release.status, f.release.reason, f.answer], ['FAILED', 'MODEL_SERVER_ERROR', null]);
+    // A request budget too small for even the final round stops before calling the model again.
+    server.scriptChat(act('search_blocks', { query: 'cell' }));
+    const before = server.requests.length;
+    const none = await run(q, { budgets: Budgets.parse({ max_request_tokens: used1 + 50, finalization_reserve_tokens: 10 }) });
+    assert.deepEqual([none.release.status, none.stop_reason, server.requests.length - before], ['FALLBACK', 'BUDGET_LIMIT_REACHED', 1]);
   });
 
   it('zero tool calls is legal (clarification or out of scope), and a partial snapshot’s missing documents are disclosed', async () => {

@@ -4,6 +4,7 @@ import { countTokens } from '../index/tokenizer';
 import { TOOLS, runTool, toolJsonSchema } from '../tools/registry';
 import type { BlockView, ToolName, ToolPayload } from '../tools/tool';
 import { parseAction } from './action-parser';
+import { FinishStreamer } from './answer-stream';
 import { type Budgets, admit } from './budget';
 import { checkCitations } from './citations';
 import { ChatError, type ChatMessage, type ChatResult } from './model-client';
@@ -33,10 +34,12 @@ export interface AgentResult {
 export type AgentEvent =
   | { type: 'turn_started'; turn: number }
   | { type: 'model_delta'; text: string }
+  /** Text of the answer being written (inside Finish[...]), as it streams; the release carries the checked answer. */
+  | { type: 'answer_delta'; turn: number; text: string }
   | { type: 'tool_requested'; tool: string; tool_call_id: string; scope: string }
   | { type: 'tool_result'; tool: string; tool_call_id: string; summary: string }
   | { type: 'request_rejected'; tool: string | null; reason: string }
-  | { type: 'release'; status: ReleaseStatus; reason: string | null };
+  | { type: 'release'; status: ReleaseStatus; reason: string | null; answer: string | null };
 
 /** What the loop needs from a model: one streamed completion (ChatClient in production). */
 export interface ChatModel {
@@ -176,7 +179,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
     if (text !== null) release.artifact('answer', text);
     release.end(status === 'FAILED' ? 'error' : status === 'CANCELLED' ? 'cancelled' : 'ok');
     root.end(status === 'FAILED' ? 'error' : status === 'CANCELLED' ? 'cancelled' : 'ok', { status, reason, stop_reason: stop, ...counts, prompt_tokens: tokens.prompt, completion_tokens: tokens.completion });
-    emit({ type: 'release', status, reason });
+    emit({ type: 'release', status, reason, answer: text });
     return { release: { status, reason }, stop_reason: stop, answer: text, citations, removed_citations: removed, counts, tokens };
   };
   /** The run cannot go on: a fallback from verified progress, or fail closed. */
@@ -235,8 +238,17 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
         counts.model_calls++;
         const call = tracer.start('llm_call', attempt === 1 ? 'llm_call' : 'llm_call (retry)', turn, { attempt, messages: messages.length, context_tokens_estimate: contextTokens });
         call.artifact('prompt', JSON.stringify(messages));
+        const answerStream = new FinishStreamer();
+        const turnNo = counts.agent_turns;
         try {
-          reply = await o.model.complete(messages, { signal: o.signal, onDelta: (text) => emit({ type: 'model_delta', text }) });
+          reply = await o.model.complete(messages, {
+            signal: o.signal,
+            onDelta: (text) => {
+              emit({ type: 'model_delta', text });
+              const answer = answerStream.push(text);
+              if (answer) emit({ type: 'answer_delta', turn: turnNo, text: answer });
+            },
+          });
           call.artifact('model_output', reply.content);
           if (reply.reasoning) call.artifact('reasoning', reply.reasoning);
           call.end('ok', {

@@ -76,7 +76,11 @@ describe('agent loop over real HTTP against a scripted model', () => {
     assert.match(r.citations[0]!.section_path, /Calvin Cycle/);
     assert.deepEqual(r.counts, { agent_turns: 2, tool_calls: 1, model_calls: 2, rejected_requests: 0 });
     assert.ok(r.tokens.prompt > 0 && r.tokens.completion > 0);
-    assert.deepEqual(events.filter((e) => e.type !== 'model_delta').map((e) => e.type), ['turn_started', 'tool_requested', 'tool_result', 'turn_started', 'release']);
+    assert.deepEqual(events.filter((e) => e.type !== 'model_delta' && e.type !== 'answer_delta').map((e) => e.type), ['turn_started', 'tool_requested', 'tool_result', 'turn_started', 'release']);
+    // The answer streams as it is written (without the Finish bracket); the release carries the checked answer.
+    const streamed = events.flatMap((e) => (e.type === 'answer_delta' ? [e.text] : [])).join('');
+    assert.match(streamed, /^The Calvin cycle builds sugar【来源:d[0-9a-f]+#b[0-9a-f]+】 and is ancient【来源:dfake#b00000000】\.$/);
+    assert.equal((events.at(-1) as { answer: string }).answer, r.answer);
   });
 
   it('a duplicate scope never reaches the tool; empty results count NO_GAIN automatically; saturation gives STOP_REQUIRED once, then a tool request ends the run with a fallback from verified progress', async () => {

@@ -68,6 +68,7 @@ export function registerEvalCommands(program: Command, { io, store, json, queryE
               redactor,
               onEvent: (e) => e.type === 'tool_requested' && tools.push(e.tool),
             });
+            await run.trace;
             return { run_id: run.run_id, manifest: run.manifest, result: run.result, tools_called: tools };
           },
         });

@@ -12,6 +12,7 @@ import { ChatClient } from '../harness/model-client';
 import { activeBundle } from '../harness/prompt-store';
 import { runTraced } from '../trace/traced-run';
 import type { TraceMode } from '../trace/trace-model';
+import type { TraceOutcome } from '../trace/trace-writer';
 import { type CommandContext, questionLanguage } from './command-context';
 import { registerEvalCommands } from './eval-commands';
 import { registerPromptCommands } from './prompt-commands';
@@ -258,19 +259,23 @@ function buildProgram(io: CliIo): Command {
         } finally {
           process.off('SIGINT', onSigint);
         }
-        const { result, trace } = run;
-        const traceInfo = { mode: (o.trace as TraceMode | undefined) ?? settings.traceMode, partial: trace.partial, records_dropped: trace.records_dropped, writer_error: trace.writer_error };
-        const out = { run_id: run.run_id, snapshot_id: handle.id, ...result, trace: traceInfo };
-        if (o.json) json(io, out);
-        else {
+        const { result } = run;
+        const mode = (o.trace as TraceMode | undefined) ?? settings.traceMode;
+        if (o.json) {
+          // The JSON says whether the trace is whole, so it waits for the (bounded) close.
+          const trace = await run.trace;
+          json(io, { run_id: run.run_id, snapshot_id: handle.id, ...result, trace: { mode, partial: trace.partial, records_dropped: trace.records_dropped, writer_error: trace.writer_error } });
+          warnPartial(io, trace);
+        } else {
+          // The answer first; the trace finishes while it is read.
           io.stdout(`${result.answer ?? '(no answer)'}\n`);
           if (result.citations.length) {
             io.stdout('\nSources\n');
             for (const c of result.citations) io.stdout(`  ${c.ref}  ${c.doc_title} — ${c.section_path} (${c.source_label})\n`);
           }
           io.stdout(`\n[${result.release.status}${result.release.reason ? ` ${result.release.reason}` : ''}] ${result.counts.tool_calls} tool calls, ${result.counts.model_calls} model calls, ${result.tokens.prompt + result.tokens.completion} chat tokens · trace ${run.run_id}\n`);
+          warnPartial(io, await run.trace);
         }
-        if (trace.partial) io.stderr(`docqa: warning: the trace of ${run.run_id} is partial (${trace.records_dropped} records lost${trace.writer_error ? `: ${trace.writer_error}` : ''}); the answer is unaffected\n`);
         if (result.release.status === 'FAILED' || result.release.status === 'CANCELLED') throw new DocQaError('run_failed', `no answer: ${result.release.reason ?? result.release.status}`);
       } finally {
         await handle.release();
@@ -303,6 +308,10 @@ function buildProgram(io: CliIo): Command {
       io.stdout(`${outcome.ok ? formatDocument(outcome.document, registered !== undefined, o.blocks) : formatFailure(outcome.failure)}\n`);
     });
   return program;
+}
+
+function warnPartial(io: CliIo, trace: TraceOutcome): void {
+  if (trace.partial) io.stderr(`docqa: warning: the trace of ${trace.run_id} is partial (${trace.records_dropped} records lost${trace.writer_error ? `: ${trace.writer_error}` : ''}); the answer is unaffected\n`);
 }
 
 /**

@@ -36,13 +36,14 @@ export interface TracedRun {
   run_id: string;
   manifest: RunManifest;
   result: AgentResult;
-  trace: TraceOutcome;
+  /** Settles when the trace is on disk (or given up on, bounded): the answer does not wait for it. */
+  trace: Promise<TraceOutcome>;
 }
 
 /**
  * One request with its trace: the run's manifest, the agent loop with a tracer on a background writer,
- * then the trace closed (bounded wait). The answer never depends on the writer: a failed trace comes back
- * as `trace.partial` with the reason.
+ * then the trace closing in the background (bounded). The answer never depends on or waits for the
+ * writer: a failed trace comes back as `partial` with the reason.
  */
 export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
   const run_id = newRunId();
@@ -64,7 +65,7 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
     onEvent: o.onEvent,
     tracer,
   });
-  const trace = await writer.close({
+  const trace = writer.close({
     trace_id: tracer.traceId,
     mode: o.mode,
     started_at,

@@ -262,5 +262,11 @@ describe('traces, manifests, replay and export', () => {
     assert.match(out.trace.writer_error, /ENOTDIR|not a directory/);
     assert.match(r.stderr, /trace of r\S+ is partial/);
     assert.match(broken.run(['trace', 'list']).stdout, /no traces yet/);
+    // Text mode: the answer is printed first, the warning after it.
+    server.scriptChat('Thought: simple.\nAction: Finish[Cells divide.]');
+    const t = await broken.runAsync(['ask', 'Do cells divide?']);
+    assert.equal(t.code, 0, t.stderr);
+    assert.match(t.stdout, /^Cells divide\.\n\n\[SUCCESS\] 0 tool calls/);
+    assert.match(t.stderr, /is partial .*the answer is unaffected/);
   });
 });

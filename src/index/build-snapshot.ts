@@ -80,12 +80,16 @@ async function embedDocuments(
   apiKey: string,
   failed: FailedDocument[],
   opts: BuildOptions,
-): Promise<{ vectorsByDoc: Map<string, Float32Array[]>; embedded: number; cached: number; tokens: number; requests: number; dims: number | null; kept: Document[] }> {
+  parentVectors: ParentVectors | null,
+  reused: ReadonlySet<string>,
+): Promise<{ vectorsByDoc: Map<string, Float32Array[]>; fromParent: Set<string>; embedded: number; cached: number; tokens: number; requests: number; dims: number | null; kept: Document[] }> {
   const cache = new EmbeddingCache(dir.embeddingsDir, endpointFamily(config.base_url), config.model, config.dimensions);
   const client = new EmbeddingClient(config, apiKey);
   const vectorsByKey = new Map<string, Float32Array>();
   /** Each kept document's block vectors, in block order: the vector matrix is laid out from these. */
   const vectorsByDoc = new Map<string, Float32Array[]>();
+  /** Documents whose rows were copied from the parent snapshot: already normalised, never touched again. */
+  const fromParent = new Set<string>();
   const kept: Document[] = [];
   let embedded = 0;
   let cached = 0;
@@ -97,6 +101,15 @@ async function embedDocuments(
     opts.signal?.throwIfAborted();
     await opts.gate?.passable(opts.signal);
     opts.onProgress?.({ stage: 'embed', done: i, total: documents.length });
+    // An unchanged document reuses its rows of the parent's vector file: no hashing, no cache reads.
+    const rows = reused.has(doc.path) ? parentVectors?.rowsOf(doc.doc_id, doc.blocks.length) : undefined;
+    if (rows) {
+      vectorsByDoc.set(doc.doc_id, rows);
+      fromParent.add(doc.doc_id);
+      cached += rows.length;
+      kept.push(doc);
+      continue;
+    }
     const keys = doc.blocks.map((b) => embeddingKey(b.text));
     const missing: Array<{ key: string; text: string }> = [];
     const seen = new Set<string>();
@@ -139,7 +152,46 @@ async function embedDocuments(
     vectorsByDoc.set(doc.doc_id, keys.map((k) => vectorsByKey.get(k)!));
     kept.push(doc);
   }
-  return { vectorsByDoc, embedded, cached, tokens, requests, dims: cache.dims, kept };
+  return { vectorsByDoc, fromParent, embedded, cached, tokens, requests, dims: cache.dims ?? parentVectors?.dims ?? null, kept };
+}
+
+/** The parent snapshot's vector rows by document, when it was embedded with the same endpoint, model and dimensions. */
+class ParentVectors {
+  private constructor(
+    readonly dims: number,
+    private readonly matrix: Float32Array,
+    private readonly ranges: Map<string, readonly [number, number]>,
+  ) {}
+
+  static async load(dir: DataDir, parent: SnapshotManifest | null, config: EmbeddingConfig): Promise<ParentVectors | null> {
+    const e = parent?.embedding;
+    if (!parent || !e || e.provider !== 'openai-compatible' || config.provider !== 'openai-compatible') return null;
+    if (e.family !== endpointFamily(config.base_url) || e.model !== config.model || (config.dimensions !== null && config.dimensions !== e.dimensions)) return null;
+    let bytes: Buffer;
+    try {
+      bytes = await fs.readFile(path.join(dir.snapshotDir(parent.id), FILES.vectors));
+    } catch {
+      return null; // the embedding cache still has every vector
+    }
+    const total = parent.documents.reduce((n, d) => n + d.blocks, 0);
+    if (bytes.byteLength !== total * e.dimensions * 4) return null;
+    // Rows follow the manifest's document order (doc_id order), each document's blocks contiguous.
+    const aligned = new Float32Array(total * e.dimensions);
+    new Uint8Array(aligned.buffer).set(bytes);
+    const ranges = new Map<string, readonly [number, number]>();
+    let row = 0;
+    for (const d of parent.documents) {
+      ranges.set(d.doc_id, [row, d.blocks]);
+      row += d.blocks;
+    }
+    return new ParentVectors(e.dimensions, aligned, ranges);
+  }
+
+  rowsOf(docId: string, blocks: number): Float32Array[] | undefined {
+    const r = this.ranges.get(docId);
+    if (!r || r[1] !== blocks) return undefined;
+    return Array.from({ length: blocks }, (_, b) => this.matrix.subarray((r[0] + b) * this.dims, (r[0] + b + 1) * this.dims));
+  }
 }
 
 /**
@@ -200,10 +252,13 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
 
         t = performance.now();
         let vectorsByDoc: Map<string, Float32Array[]> | null = null;
+        let fromParent = new Set<string>();
         if (opts.embedding.provider !== 'none') {
-          const e = await embedDocuments(dir, documents, opts.embedding, opts.embeddingApiKey, failed, opts);
+          const parentVectors = await ParentVectors.load(dir, parentManifest, opts.embedding);
+          const e = await embedDocuments(dir, documents, opts.embedding, opts.embeddingApiKey, failed, opts, parentVectors, ingest.reused);
           documents = e.kept;
           vectorsByDoc = e.vectorsByDoc;
+          fromParent = e.fromParent;
           manifest.embedding = embeddingInfo(e.dims);
           Object.assign(manifest.stats, { embedded_blocks: e.embedded, cached_embeddings: e.cached, embedding_tokens: e.tokens, embedding_requests: e.requests });
         }
@@ -224,7 +279,11 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
           const dims = manifest.embedding.dimensions;
           matrix = new Float32Array(blockRefs.length * dims);
           blockRefs.forEach(([d, b], row) => matrix!.set(vectorsByDoc.get(documents[d]!.doc_id)![b]!, row * dims));
-          normalizeRows(matrix, dims);
+          // Rows copied from the parent are normalised already; normalising again could move their last bits.
+          const { docRanges } = globalBlockOrder(documents);
+          documents.forEach((doc, d) => {
+            if (!fromParent.has(doc.doc_id)) normalizeRows(matrix!.subarray(docRanges[d]![0] * dims, docRanges[d]![1] * dims), dims);
+          });
         }
         await writeIndexFiles(work, documents, bm25, matrix);
         manifest.stats.durations_ms.write = Math.round(performance.now() - t);
@@ -272,7 +331,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
 
 /** Writes a snapshot's data files (documents, keyword index, vectors) into a folder, each fsynced. */
 export async function writeIndexFiles(folder: string, documents: Document[], bm25: Bm25Data, matrix: Float32Array | null): Promise<void> {
-  await writeVersioned(path.join(folder, FILES.documents), { formatVersion: SNAPSHOT_FORMAT_VERSION, documents });
+  await writeVersioned(path.join(folder, FILES.documents), { formatVersion: SNAPSHOT_FORMAT_VERSION, documents }, { compact: true });
   await writePack(path.join(folder, FILES.keyword), { terms: bm25.terms }, { offsets: bm25.offsets, blocks: bm25.blocks, tfs: bm25.tfs, docLengths: bm25.docLengths });
   if (!matrix) return;
   const h = await fs.open(path.join(folder, FILES.vectors), 'w');

@@ -64,10 +64,10 @@ export class EmbeddingCache {
       const buf = await fs.readFile(path.join(this.dir, n));
       // A segment of the wrong size is ignored whole: entries are only a cache and are recomputed.
       if (buf.length % rec !== 0) continue;
-      // One aligned copy per segment; vectors are views into it (records keep 4-byte alignment).
-      const aligned = new Uint8Array(buf.length);
-      aligned.set(buf);
-      for (let off = 0; off < buf.length; off += rec) map.set(buf.toString('hex', off, off + 32), new Float32Array(aligned.buffer, off + 32, dims));
+      // Vectors are views into the segment's bytes (records keep 4-byte alignment); a copy only when the
+      // buffer itself is not 4-byte aligned (a large readFile never is: it owns its memory from offset 0).
+      const aligned = buf.byteOffset % 4 === 0 ? buf : Buffer.from(new Uint8Array(buf));
+      for (let off = 0; off < aligned.length; off += rec) map.set(aligned.toString('hex', off, off + 32), new Float32Array(aligned.buffer, aligned.byteOffset + off + 32, dims));
     }
     this.entries = map;
     return map;

@@ -35,9 +35,10 @@ export async function readVersioned<T extends z.ZodType>(file: string, currentVe
   return parsed.data;
 }
 
-export async function writeVersioned<T extends { formatVersion: number }>(file: string, data: T): Promise<void> {
+/** Small files are indented for people; `compact` is for large data files (a snapshot's documents), read by programs. */
+export async function writeVersioned<T extends { formatVersion: number }>(file: string, data: T, opts: { compact?: boolean } = {}): Promise<void> {
   try {
-    await writeFileAtomic(file, `${JSON.stringify(data, null, 2)}\n`, { fsync: true });
+    await writeFileAtomic(file, `${opts.compact ? JSON.stringify(data) : JSON.stringify(data, null, 2)}\n`, { fsync: true });
   } catch (err) {
     throw new StoreError('store_io', `cannot write ${file}: ${errorMessage(err)}`, { cause: err });
   }

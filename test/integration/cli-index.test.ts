@@ -88,6 +88,14 @@ describe('docqa index and snapshots (fake embedding server over HTTP)', () => {
     assert.equal(second.reused_documents, 199, 'unchanged files are not parsed again (copy-on-write)');
     assert.equal(first.reused_documents, 0);
     assert.notEqual(second.snapshot_id, first.snapshot_id);
+    // Unchanged documents take their rows from the parent's vector file; the result is byte-identical to
+    // a build from scratch of the same files (same snapshot content, same search scores).
+    const scratch = makeCli(env);
+    scratch.json(['sources', 'add', dir, '--json']);
+    const fresh = JSON.parse((await scratch.runAsync(['index', '--json'])).stdout) as IndexSummary;
+    assert.equal(fresh.embedded_blocks, fresh.blocks, 'a new store has its own cache: everything is embedded again');
+    const vectors = (store: string, id: string) => fs.readFileSync(path.join(store, 'snapshots', id, 'vectors.f32'));
+    assert.ok(vectors(cli.store, second.snapshot_id).equals(vectors(scratch.store, fresh.snapshot_id)));
   });
 
   it('two bad files give ready_partial naming both; the rest is searchable', async () => {

@@ -16,23 +16,11 @@ import { normalizeRows } from '../src/index/vector-index';
 import { qaParagraphs, seededRandom, writeBenchSnapshot } from './fixtures';
 import type { BenchRow } from './report';
 import { Redactor } from '../src/trace/redact';
-import type { RunManifest, TraceMode } from '../src/trace/trace-model';
+import type { TraceMode } from '../src/trace/trace-model';
+import { PLACEHOLDER_MANIFEST } from '../test/helpers';
 import { TraceWriter } from '../src/trace/trace-writer';
 import { Tracer } from '../src/trace/tracer';
 
-const BENCH_MANIFEST: RunManifest = {
-  app: { name: 'docqa', version: 'bench', build: 'source' },
-  prompt_bundle: { id: 'baseline-en', version: '-', hash: '-', parent: null, language: 'en' },
-  loop_protocol_version: '1',
-  tool_contract_version: '1',
-  tools: [],
-  chat: { base_url: 'in-process', model: 'instant', thinking: 'disabled', temperature: 0, max_output_tokens: 0 },
-  embedding: { provider: 'bench', model: null, dimensions: 256 },
-  snapshot: { id: 'bench-harness', completeness: 'complete', failed_documents: 0 },
-  budgets: { max_context_tokens: 0, max_request_tokens: 0, finalization_reserve_tokens: 0, max_tool_calls: 0 },
-  thresholds: { no_gain: 2, violations: 2 },
-  config_hash: '-',
-};
 
 const DOCS = 100;
 const PER_DOC = 1000;
@@ -94,7 +82,7 @@ export async function harnessBench(): Promise<BenchRow[]> {
         totalMs += performance.now() - t;
         if (writer) {
           const c = performance.now();
-          const o = await writer.close({ trace_id: '0'.repeat(32), mode: mode!, started_at: new Date().toISOString(), question: 'q', manifest: BENCH_MANIFEST, release: r.release, stop_reason: null, counts: {}, tokens: {} });
+          const o = await writer.close({ trace_id: '0'.repeat(32), mode: mode!, started_at: new Date().toISOString(), question: 'q', manifest: PLACEHOLDER_MANIFEST, release: r.release, stop_reason: null, counts: {}, tokens: {} });
           closeMs += performance.now() - c;
           if (o.partial) throw new Error(`bench trace partial: ${o.writer_error}`);
         }

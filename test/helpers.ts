@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ingestFile } from '../src/index/ingest-file';
 import { DEFAULT_INGEST_OPTIONS, type Document, type IngestOptions } from '../src/index/model';
+import type { RunManifest } from '../src/trace/trace-model';
 
 export const FIXTURES = path.join(__dirname, 'fixtures');
 export const fixture = (...p: string[]) => path.join(FIXTURES, ...p);
@@ -30,3 +31,18 @@ export function blockView(d: Document) {
     return [b.section_path, loc, b.text] as const;
   });
 }
+
+/** A run manifest with placeholder values, for writing traces outside a real run (writer tests, bench). */
+export const PLACEHOLDER_MANIFEST: RunManifest = {
+  app: { name: 'docqa', version: '0', build: 'source' },
+  prompt_bundle: { id: 'baseline-en', version: '-', hash: '-', parent: null, language: 'en' },
+  loop_protocol_version: '1',
+  tool_contract_version: '1',
+  tools: [],
+  chat: { base_url: 'in-process', model: 'none', thinking: 'disabled', temperature: 0, max_output_tokens: 0 },
+  embedding: { provider: 'none', model: null, dimensions: null },
+  snapshot: { id: '-', completeness: 'complete', failed_documents: 0 },
+  budgets: { max_context_tokens: 0, max_request_tokens: 0, finalization_reserve_tokens: 0, max_tool_calls: 0 },
+  thresholds: { no_gain: 2, violations: 2 },
+  config_hash: '-',
+};

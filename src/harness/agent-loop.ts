@@ -237,7 +237,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       for (let attempt = 1; attempt <= 2 && !reply; attempt++) {
         counts.model_calls++;
         const call = tracer.start('llm_call', attempt === 1 ? 'llm_call' : 'llm_call (retry)', turn, { attempt, messages: messages.length, context_tokens_estimate: contextTokens });
-        call.artifact('prompt', JSON.stringify(messages));
+        call.artifact('prompt', () => JSON.stringify(messages));
         const answerStream = new FinishStreamer();
         const turnNo = counts.agent_turns;
         try {
@@ -350,7 +350,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       }
       const empty = Boolean(payload.error || payload.empty_reason);
       call.set(resultAttributes(payload));
-      call.artifact('tool_payload', JSON.stringify(payload));
+      call.artifact('tool_payload', () => JSON.stringify(payload));
       const obs: Observation = { harness_status: 'ok', tool: action.tool, tool_call_id: id, payload, message: null };
       const resultTokens = countTokens(JSON.stringify(obs));
       const admission = admit(o.budgets, { context_tokens: contextTokens + countTokens(text), used_request_tokens: used }, resultTokens);

@@ -11,8 +11,8 @@ export interface Span {
   readonly id: string;
   /** Adds or replaces attributes before the span ends. */
   set(attrs: Attributes): void;
-  /** Records content linked to this span; kept only in `full` mode (metadata mode keeps its size). */
-  artifact(kind: ArtifactKind, content: string): void;
+  /** Records content linked to this span; only in `full` mode (a function is not even called in metadata mode). */
+  artifact(kind: ArtifactKind, content: string | (() => string)): void;
   end(status?: SpanStatus, attrs?: Attributes): void;
 }
 
@@ -44,9 +44,10 @@ export class Tracer {
     return {
       id,
       set: (a) => Object.assign(attributes, a),
-      artifact: (kind, content) => {
-        attributes[`${kind}_chars`] = content.length;
+      artifact: (kind, value) => {
         if (this.mode !== 'full') return;
+        const content = typeof value === 'string' ? value : value();
+        attributes[`${kind}_chars`] = content.length;
         const artifact_id = `a${++this.artifacts}`;
         pending.push({ type: 'artifact', artifact_id, span_id: id, kind, content });
         const list = (attributes.artifacts as string[] | undefined) ?? [];

@@ -149,16 +149,23 @@ describe('agent loop over real HTTP against a scripted model', () => {
     assert.equal(r.counts.tool_calls, 1);
   });
 
-  it('request budget used up: one final round without tools; a tool request there fails closed', async () => {
-    const q = 'What is a cell?';
-    // Probe the token use of one search turn, then set the request budget just past it.
+  /**
+   * Probes the token use of one search turn, and returns a request budget that admits that turn but
+   * leaves only the final round after it (`used1`: the first turn's tokens as the fake server counts them).
+   */
+  const budgetAfterOneSearch = async (q: string) => {
     server.scriptChat(act('search_blocks', { query: 'cell' }), 'Thought: finish.\nAction: Finish[probe]');
     const start = server.requests.length;
     await run(q);
     const [req1, req2] = server.requests.slice(start, start + 2) as unknown as Array<{ body: { messages: Array<{ content: string }> } }>;
     const used1 = Math.ceil(JSON.stringify(req1!.body.messages).length / 4) + Math.ceil(act('search_blocks', { query: 'cell' }).length / 4);
     const ctx2 = countTokens(req2!.body.messages[0]!.content) + countTokens(q);
-    const tight = Budgets.parse({ max_request_tokens: used1 + ctx2 + 200, finalization_reserve_tokens: 400 });
+    return { used1, tight: Budgets.parse({ max_request_tokens: used1 + ctx2 + 200, finalization_reserve_tokens: 400 }) };
+  };
+
+  it('request budget used up: one final round without tools; a tool request there fails closed', async () => {
+    const q = 'What is a cell?';
+    const { tight } = await budgetAfterOneSearch(q);
     let status = '';
     server.scriptChat(act('search_blocks', { query: 'cell' }), (body) => {
       status = lastObservation(body).harness_status;
@@ -212,13 +219,7 @@ describe('agent loop over real HTTP against a scripted model', () => {
 
   it('the final round fails (model down twice): no answer is invented — verified progress becomes a fallback, nothing verified fails closed', async () => {
     const q = 'What is a cell?';
-    server.scriptChat(act('search_blocks', { query: 'cell' }), 'Thought: finish.\nAction: Finish[probe]');
-    const start = server.requests.length;
-    await run(q);
-    const [req1, req2] = server.requests.slice(start, start + 2) as unknown as Array<{ body: { messages: Array<{ content: string }> } }>;
-    const used1 = Math.ceil(JSON.stringify(req1!.body.messages).length / 4) + Math.ceil(act('search_blocks', { query: 'cell' }).length / 4);
-    const ctx2 = countTokens(req2!.body.messages[0]!.content) + countTokens(q);
-    const tight = Budgets.parse({ max_request_tokens: used1 + ctx2 + 200, finalization_reserve_tokens: 400 });
+    const { used1, tight } = await budgetAfterOneSearch(q);
     server.scriptChat(() => {
       // The final round's call and its one retry both fail.
       server.inject('/v1/chat/completions', { kind: 'server_error' }, 2);

@@ -6,23 +6,9 @@ import { describe, it } from 'node:test';
 import { Redactor, REDACTED } from '../../src/trace/redact';
 import { TraceWriter } from '../../src/trace/trace-writer';
 import { Tracer } from '../../src/trace/tracer';
-import type { RunManifest } from '../../src/trace/trace-model';
-import { tempDir } from '../helpers';
+import { PLACEHOLDER_MANIFEST, tempDir } from '../helpers';
 
-const manifest = {
-  app: { name: 'docqa', version: '0', build: 'source' },
-  prompt_bundle: { id: 'baseline-en', version: '1', hash: 'h', parent: null, language: 'en' },
-  loop_protocol_version: '1',
-  tool_contract_version: '1',
-  tools: [],
-  chat: { base_url: 'http://x', model: 'm', thinking: 'disabled', temperature: 0, max_output_tokens: 1 },
-  embedding: { provider: 'none', model: null, dimensions: null },
-  snapshot: { id: 's', completeness: 'complete', failed_documents: 0 },
-  budgets: { max_context_tokens: 1, max_request_tokens: 1, finalization_reserve_tokens: 1, max_tool_calls: 1 },
-  thresholds: { no_gain: 2, violations: 2 },
-  config_hash: 'c',
-} satisfies RunManifest;
-const meta = { trace_id: '0'.repeat(32), mode: 'full' as const, started_at: '2026-11-30T00:00:00.000Z', question: 'q', manifest, release: { status: 'SUCCESS', reason: null }, stop_reason: null, counts: {}, tokens: {} };
+const meta = { trace_id: '0'.repeat(32), mode: 'full' as const, started_at: '2026-11-30T00:00:00.000Z', question: 'q', manifest: PLACEHOLDER_MANIFEST, release: { status: 'SUCCESS', reason: null }, stop_reason: null, counts: {}, tokens: {} };
 
 function spans(tracer: Tracer, n: number): void {
   const root = tracer.start('request', 'request', null);

@@ -82,9 +82,14 @@ export function registerTraceCommands(program: Command, { io, store, json, query
         io.stdout(`replay of ${runId} on snapshot ${snapshotId}: ${report.calls.length} tool calls\n`);
         for (const c of report.calls) {
           const detail = c.identical ? '' : `  (${[c.added_refs.length ? `+${c.added_refs.length} refs` : '', c.missing_refs.length ? `-${c.missing_refs.length} refs` : '', c.reordered ? 'reordered' : '', !c.added_refs.length && !c.missing_refs.length && !c.reordered ? 'payload differs' : ''].filter(Boolean).join(', ')})`;
-          io.stdout(`  ${c.tool_call_id} ${c.tool} ${JSON.stringify(c.input)}: ${c.identical ? 'identical' : 'CHANGED'}${detail}\n`);
+          if (c.error) io.stdout(`  ${c.tool_call_id} ${c.tool} ${JSON.stringify(c.input)}: NOT RE-RUN (${c.error})\n`);
+          else io.stdout(`  ${c.tool_call_id} ${c.tool} ${JSON.stringify(c.input)}: ${c.identical ? 'identical' : 'CHANGED'}${detail}\n`);
         }
-        io.stdout(report.identical ? 'all results identical\n' : 'some results changed\n');
+        const notRun = report.calls.filter((c) => c.error).length;
+        const changed = report.calls.filter((c) => !c.error && !c.identical).length;
+        if (report.identical) io.stdout('all results identical\n');
+        if (changed) io.stdout(`${changed} result(s) changed\n`);
+        if (notRun) io.stdout(`${notRun} call(s) could not be re-run (configure the embedding endpoint the snapshot was built with)\n`);
       } finally {
         await handle.release();
       }

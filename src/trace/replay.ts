@@ -15,6 +15,8 @@ export interface ReplayedCall {
   added_refs: string[];
   missing_refs: string[];
   reordered: boolean;
+  /** Set when the call could not be re-run (e.g. the query embedding endpoint is not configured): not a result change. */
+  error: string | null;
 }
 
 export interface ReplayReport {
@@ -54,6 +56,7 @@ export async function replayToolCalls(trace: LoadedTrace, snapshot: LoadedSnapsh
       added_refs: refs.filter((r) => !recordedRefs.includes(r)),
       missing_refs: recordedRefs.filter((r) => !refs.includes(r)),
       reordered: shared.join('\n') !== sharedRecorded.join('\n'),
+      error: payload.error && a.error_code !== payload.error.code ? `${payload.error.code}: ${payload.error.message}` : null,
     });
   }
   return { run_id: trace.run_id, snapshot_id: snapshot.manifest.id, calls: out, identical: out.every((c) => c.identical) };

@@ -183,6 +183,11 @@ describe('traces, manifests, replay and export', () => {
     // The same search on the new snapshot does find the new block: the old trace was not replayed there by accident.
     const fresh = JSON.parse((await cli.runAsync(['tool', 'search_blocks', '{"query": "Calvin cycle sugar"}'])).stdout) as { blocks: Array<{ text: string }> };
     assert.ok(fresh.blocks.some((b) => b.text.includes('fixes carbon dioxide')));
+    // Without the embedding endpoint the search cannot be re-run: said so, not reported as a changed result.
+    const noEmbed = await cli.runAsync(['trace', 'replay', runId], { DOCQA_EMBEDDING_BASE_URL: '', DOCQA_EMBEDDING_MODEL: '' });
+    assert.match(noEmbed.stdout, /call-1 search_blocks .*: NOT RE-RUN \(upstream_unavailable: /);
+    assert.match(noEmbed.stdout, /1 call\(s\) could not be re-run/);
+    assert.doesNotMatch(noEmbed.stdout, /changed/);
     assert.equal(cli.run(['snapshots', 'delete', snapshotA]).code, 0);
     const gone = await cli.runAsync(['trace', 'replay', runId]);
     assert.equal(gone.code, 1);
@@ -247,6 +252,21 @@ describe('traces, manifests, replay and export', () => {
     assert.match(shown.stdout, /retry llm_call/);
     for (const o of outputs) for (const key of [CHAT_KEY, EMBED_KEY]) assert.ok(!o.includes(key), `output contains ${key.slice(0, 12)}…`);
     for (const [file, bytes] of filesUnder(cli.store)) for (const key of [CHAT_KEY, EMBED_KEY]) assert.ok(!bytes.includes(key), `${file} contains ${key.slice(0, 12)}…`);
+  });
+
+  it('a run that died mid-way (records but no trace.json, a torn last line) still lists and shows what it wrote', async () => {
+    server.scriptChat(act('scan_term', { term: 'cell' }), 'Thought: done.\nAction: Finish[Cells.]');
+    const out = JSON.parse((await cli.runAsync(['ask', 'Cells?', '--json'])).stdout) as { run_id: string };
+    const folder = path.join(cli.store, 'traces', out.run_id);
+    fs.rmSync(path.join(folder, 'trace.json'));
+    fs.appendFileSync(path.join(folder, 'records.jsonl'), '{"type":"span","span_id":"ab');
+    const listed = cli.json<Array<{ run_id: string; partial: boolean; question: string | null }>>(['trace', 'list', '--json']).find((r) => r.run_id === out.run_id)!;
+    assert.deepEqual([listed.partial, listed.question], [true, null]);
+    const shown = cli.run(['trace', 'show', out.run_id]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /INCOMPLETE: trace\.json was never written/);
+    assert.match(shown.stdout, /\(1 unreadable record lines skipped\)/);
+    assert.match(shown.stdout, /^ {4}scan_term {2}/m);
   });
 
   it('a trace directory that cannot be written: the answer is still released and the trace reported partial', async () => {

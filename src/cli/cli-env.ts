@@ -104,6 +104,7 @@ export interface RunSettings {
   budgets: Budgets;
   thresholds: { noGain: number; violations: number };
   traceMode: TraceMode;
+  keepTraces: number;
 }
 
 const RUN_VARS = {
@@ -116,7 +117,7 @@ const RUN_VARS = {
 /**
  * Budgets (DOCQA_MAX_CONTEXT_TOKENS 100K, DOCQA_MAX_REQUEST_TOKENS 400K, DOCQA_FINAL_RESERVE_TOKENS 4K,
  * DOCQA_MAX_TOOL_CALLS 8), stopping thresholds (DOCQA_NO_GAIN_THRESHOLD, DOCQA_VIOLATION_THRESHOLD, 2 each)
- * and the trace mode (DOCQA_TRACE=metadata|full).
+ * the trace mode (DOCQA_TRACE=metadata|full) and how many traces to keep (DOCQA_KEEP_TRACES, 500).
  */
 export function runSettingsFromEnv(env: NodeJS.ProcessEnv): RunSettings {
   const whole = (name: string): number | undefined => {
@@ -134,7 +135,9 @@ export function runSettingsFromEnv(env: NodeJS.ProcessEnv): RunSettings {
   if (noGain < 1 || violations < 1) throw new UsageError('DOCQA_NO_GAIN_THRESHOLD and DOCQA_VIOLATION_THRESHOLD must be at least 1');
   const mode = TraceMode.safeParse(env.DOCQA_TRACE || 'metadata');
   if (!mode.success) throw new UsageError(`DOCQA_TRACE must be "metadata" or "full", not "${env.DOCQA_TRACE}"`);
-  return { budgets: budgets.data, thresholds: { noGain, violations }, traceMode: mode.data };
+  const keepTraces = whole('DOCQA_KEEP_TRACES') ?? 500;
+  if (keepTraces < 1) throw new UsageError('DOCQA_KEEP_TRACES must be at least 1');
+  return { budgets: budgets.data, thresholds: { noGain, violations }, traceMode: mode.data, keepTraces };
 }
 
 /** Both API keys from the environment: everything the CLI prints or writes is scrubbed of them. */

@@ -65,6 +65,7 @@ export function registerEvalCommands(program: Command, { io, store, json, queryE
               thresholds: settings.thresholds,
               appVersion: pkg.version,
               mode: settings.traceMode,
+              keepTraces: Math.max(settings.keepTraces, cases.length * Number(o.repeat)),
               redactor,
               onEvent: (e) => e.type === 'tool_requested' && tools.push(e.tool),
             });

@@ -253,6 +253,7 @@ function buildProgram(io: CliIo): Command {
             thresholds: settings.thresholds,
             appVersion: pkg.version,
             mode: (o.trace as TraceMode | undefined) ?? settings.traceMode,
+            keepTraces: settings.keepTraces,
             redactor: redactorFromEnv(io.env),
             signal: ac.signal,
           });

@@ -7,13 +7,13 @@ import { readVersioned } from '../index/json-file';
 import { type ArtifactRecord, type SpanRecord, TRACE_FORMAT_VERSION, TraceMeta, TraceRecord } from './trace-model';
 import { META_FILE, RECORDS_FILE } from './trace-writer';
 
-/** Sortable by start time, unique without coordination: `r20261130T113221Z-3f9a1c`. */
+/** Sortable by start time (to the millisecond), unique without coordination: `r20261130T113221042Z-3f9a1c`. */
 export function newRunId(at = new Date()): string {
-  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = at.toISOString().replace(/[-:.]/g, '');
   return `r${stamp}-${crypto.randomBytes(3).toString('hex')}`;
 }
 
-const RUN_ID = /^r\d{8}T\d{6}Z-[0-9a-f]{6}$/;
+const RUN_ID = /^r\d{8}T\d{9}Z-[0-9a-f]{6}$/;
 
 export interface LoadedTrace {
   run_id: string;
@@ -26,7 +26,7 @@ export interface LoadedTrace {
 }
 
 export async function readTrace(dir: DataDir, runId: string): Promise<LoadedTrace> {
-  if (!RUN_ID.test(runId)) throw new DocQaError('invalid_argument', `"${runId}" is not a run id (they look like r20261130T113221Z-3f9a1c; see \`docqa trace list\`)`);
+  if (!RUN_ID.test(runId)) throw new DocQaError('invalid_argument', `"${runId}" is not a run id (they look like r20261130T113221042Z-3f9a1c; see \`docqa trace list\`)`);
   const folder = dir.traceDir(runId);
   const meta = await readVersioned(path.join(folder, META_FILE), TRACE_FORMAT_VERSION, TraceMeta);
   let raw: string | null = null;
@@ -106,4 +106,28 @@ export function spanTree(spans: readonly SpanRecord[]): SpanNode[] {
   };
   sortDeep(roots);
   return roots;
+}
+
+/**
+ * Keeps the newest `keep` traces and deletes older ones (run ids sort by start time). Housekeeping only:
+ * a trace that cannot be deleted is left for next time, never an error for the run that triggered it.
+ */
+export async function pruneTraces(dir: DataDir, keep: number): Promise<string[]> {
+  let names: string[];
+  try {
+    names = (await fs.readdir(dir.tracesDir)).filter((n) => RUN_ID.test(n)).sort();
+  } catch {
+    return [];
+  }
+  const old = names.slice(0, Math.max(0, names.length - keep));
+  const deleted: string[] = [];
+  for (const n of old) {
+    try {
+      await fs.rm(dir.traceDir(n), { recursive: true, force: true });
+      deleted.push(n);
+    } catch {
+      // left for the next prune
+    }
+  }
+  return deleted;
 }

@@ -9,7 +9,7 @@ import type { ToolName } from '../tools/tool';
 import type { Redactor } from './redact';
 import { buildRunManifest } from './run-manifest';
 import type { RunManifest, TraceMode } from './trace-model';
-import { newRunId } from './trace-store';
+import { newRunId, pruneTraces } from './trace-store';
 import { type TraceOutcome, TraceWriter, type TraceWriterOptions } from './trace-writer';
 import { Tracer } from './tracer';
 
@@ -30,6 +30,8 @@ export interface TracedRunOptions {
   signal?: AbortSignal;
   onEvent?: (e: AgentEvent) => void;
   writer?: Partial<TraceWriterOptions>;
+  /** Traces kept in the data directory after this one is written (oldest deleted first). */
+  keepTraces?: number;
 }
 
 export interface TracedRun {
@@ -65,7 +67,7 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
     onEvent: o.onEvent,
     tracer,
   });
-  const trace = writer.close({
+  const closing = writer.close({
     trace_id: tracer.traceId,
     mode: o.mode,
     started_at,
@@ -76,5 +78,7 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
     counts: result.counts,
     tokens: result.tokens,
   });
+  const keep = o.keepTraces;
+  const trace = keep === undefined ? closing : closing.then(async (outcome) => (await pruneTraces(o.dir, keep), outcome));
   return { run_id, manifest, result, trace };
 }

@@ -40,7 +40,7 @@ describe('docqa ask', () => {
     assert.deepEqual(out.citations.map((c) => [c.doc_title, c.section_path]), [['中国历史笔记', '中国历史笔记 > 汉朝 (2) > 人物 › 张骞']]);
     assert.deepEqual([out.counts.tool_calls, out.counts.model_calls], [1, 2]);
     assert.ok(out.tokens.prompt > 0 && out.tokens.embedding === 0);
-    assert.match(out.run_id, /^r\d{8}T\d{6}Z-[0-9a-f]{6}$/);
+    assert.match(out.run_id, /^r\d{8}T\d{9}Z-[0-9a-f]{6}$/);
     // The Chinese bundle was used for a Chinese question.
     const lastBody = server.requests[server.requests.length - 1]!.body as { messages: Array<{ content: string }> };
     assert.match(lastBody.messages[0]!.content, /文档学习问答 Agent/);

@@ -269,6 +269,20 @@ describe('traces, manifests, replay and export', () => {
     assert.match(shown.stdout, /^ {4}scan_term {2}/m);
   });
 
+  it('only the newest DOCQA_KEEP_TRACES traces are kept', async () => {
+    const small = makeCli({ DOCQA_EMBEDDING_PROVIDER: 'none', DOCQA_CHAT_BASE_URL: server.baseURL, DOCQA_CHAT_API_KEY: CHAT_KEY, DOCQA_KEEP_TRACES: '2' });
+    small.json(['sources', 'add', fixture('markdown', 'cell-notes.md'), '--json']);
+    assert.equal((await small.runAsync(['index'])).code, 0);
+    const ids: string[] = [];
+    for (const q of ['One?', 'Two?', 'Three?']) {
+      server.scriptChat('Thought: simple.\nAction: Finish[Yes.]');
+      ids.push((JSON.parse((await small.runAsync(['ask', q, '--json'])).stdout) as { run_id: string }).run_id);
+    }
+    assert.deepEqual(small.json<Array<{ run_id: string; question: string }>>(['trace', 'list', '--json']).map((r) => r.question), ['Three?', 'Two?']);
+    assert.ok(!fs.existsSync(path.join(small.store, 'traces', ids[0]!)));
+    assert.match(small.run(['ask', 'x'], { DOCQA_KEEP_TRACES: '0' }).stderr, /DOCQA_KEEP_TRACES must be at least 1/);
+  });
+
   it('a trace directory that cannot be written: the answer is still released and the trace reported partial', async () => {
     const broken = makeCli({ DOCQA_EMBEDDING_PROVIDER: 'none', DOCQA_CHAT_BASE_URL: server.baseURL, DOCQA_CHAT_API_KEY: CHAT_KEY });
     broken.json(['sources', 'add', fixture('markdown', 'cell-notes.md'), '--json']);

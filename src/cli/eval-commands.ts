@@ -73,7 +73,8 @@ export function registerEvalCommands(program: Command, { io, store, json, queryE
             return { run_id: run.run_id, manifest: run.manifest, result: run.result, tools_called: tools };
           },
         });
-        const saved = await saveEval(dir, record);
+        // Questions and run errors can carry a pasted or echoed key: the saved file is redacted like a trace.
+        const saved = await saveEval(dir, redactor.redactValue(record));
         if (o.json) return json(record);
         for (const c of record.cases) {
           const verdict = c.flips ? 'FLIP' : c.passed === c.runs.length ? 'PASS' : 'FAIL';

@@ -137,6 +137,17 @@ describe('prompt bundles and evaluations', () => {
     assert.deepEqual(d.manifest_changes.map((m) => m.field), ['config_hash', 'prompt_bundle.id', 'prompt_bundle.parent']);
     assert.match(cli.run(['eval', 'diff', a, r2.eval_id]).stdout, /pass rate 80\.0% → 100\.0% \(\+20\.0 points\)\n {2}improved {2}pigment {2}3\/5 → 5\/5/);
 
+    // A question carrying the chat key (pasted by mistake) is redacted in the saved evaluation and its traces.
+    const keyed = path.join(tempDir(), 'keyed.jsonl');
+    fs.writeFileSync(keyed, `${JSON.stringify({ id: 'pasted', question: 'Is sk-test-eval-000000 valid?', expect: { status: 'SUCCESS' } })}\n`);
+    server.scriptChat('Thought: no.\nAction: Finish[I cannot check keys.]');
+    const k = await cli.runAsync(['eval', 'run', keyed]);
+    assert.equal(k.code, 0, k.stderr);
+    for (const f of fs.readdirSync(cli.store, { recursive: true }) as string[]) {
+      const p = path.join(cli.store, f);
+      if (fs.statSync(p).isFile()) assert.ok(!fs.readFileSync(p).includes('sk-test-eval-000000'), `${f} contains the key`);
+    }
+
     const bad = path.join(tempDir(), 'bad.jsonl');
     fs.writeFileSync(bad, '{"id": "x", "question": "q", "expect": {"status": "MAYBE"}}\n');
     const e = cli.run(['eval', 'run', bad]);

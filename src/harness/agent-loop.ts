@@ -376,7 +376,9 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
     }
   } catch (err) {
     if (o.signal?.aborted) return finish('CANCELLED', 'CANCELLED', null);
-    throw err;
+    // A defect inside the harness (or a component it trusts) fails closed: no answer, the reason kept.
+    turn?.end('error', { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+    return finish('FAILED', 'HARNESS_INTERNAL_ERROR', null);
   } finally {
     turn?.end();
   }

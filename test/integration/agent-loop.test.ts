@@ -294,6 +294,16 @@ describe('agent loop over real HTTP against a scripted model', () => {
     assert.equal(b.counts.tool_calls, 1);
   });
 
+  it('a defect inside the loop (a model component returning no text) fails closed as HARNESS_INTERNAL_ERROR, traced', async () => {
+    const records: TraceRecord[] = [];
+    const broken = { complete: async () => ({ content: null as unknown as string, reasoning: '', finish_reason: 'stop', usage: null }) };
+    const r = await run('Anything?', { model: broken, tracer: new Tracer('metadata', { write: (x) => records.push(x) }) });
+    assert.deepEqual([r.release, r.answer], [{ status: 'FAILED', reason: 'HARNESS_INTERNAL_ERROR' }, null]);
+    const turn = records.find((x) => x.type === 'span' && x.kind === 'turn') as Extract<TraceRecord, { type: 'span' }>;
+    assert.equal(turn.status, 'error');
+    assert.match(String(turn.attributes.error), /^TypeError: /);
+  });
+
   it('retries a transient model failure once (model_calls grows, turns do not); cancellation mid-stream is CANCELLED', async () => {
     server.inject('/v1/chat/completions', { kind: 'server_error' });
     server.scriptChat('Thought: simple.\nAction: Finish[Yes.]');

@@ -6,7 +6,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { fixture, tempDir } from '../helpers';
-import { makeCli } from './cli';
+import { CLI, makeCli } from './cli';
+import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const CHAT_KEY = 'sk-planted-chat-7f3a9c2e51d4b8';
 const EMBED_KEY = 'emb-planted-key-4c1d9e7a2b6f';
@@ -267,6 +269,30 @@ describe('traces, manifests, replay and export', () => {
     assert.match(shown.stdout, /INCOMPLETE: trace\.json was never written/);
     assert.match(shown.stdout, /\(1 unreadable record lines skipped\)/);
     assert.match(shown.stdout, /^ {4}scan_term {2}/m);
+  });
+
+  it('Ctrl-C during a streaming answer cancels the run: exit 1, CANCELLED, and the trace says so', async () => {
+    server.scriptChat('Thought: a long answer that is being written slowly.');
+    server.inject('/v1/chat/completions', { kind: 'stalled_stream' });
+    const before = server.requests.length;
+    const child = spawn(process.execPath, [CLI, 'ask', 'A long question?', '--json'], {
+      env: { PATH: process.env.PATH ?? '', HOME: cli.home, DOCQA_HOME: cli.store, DOCQA_EMBEDDING_PROVIDER: 'none', DOCQA_CHAT_BASE_URL: server.baseURL, DOCQA_CHAT_API_KEY: CHAT_KEY },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    while (server.requests.length === before) await sleep(20); // the model call is streaming (and stalled)
+    await sleep(100);
+    child.kill('SIGINT');
+    assert.equal(await exited, 1);
+    assert.match(stderr, /no answer: CANCELLED/);
+    const out = JSON.parse(stdout) as { run_id: string; release: { status: string } };
+    assert.equal(out.release.status, 'CANCELLED');
+    const shown = cli.json<{ meta: { release: { status: string } }; spans: SpanNode[] }>(['trace', 'show', out.run_id, '--json']);
+    assert.equal(shown.meta.release.status, 'CANCELLED');
+    assert.equal(shown.spans[0]!.status, 'cancelled');
   });
 
   it('only the newest DOCQA_KEEP_TRACES traces are kept', async () => {

@@ -1,7 +1,7 @@
-import crypto from 'node:crypto';
 import type { AgentResult } from '../harness/agent-loop';
 import { errorMessage } from '../index/errors';
 import type { RunManifest } from '../trace/trace-model';
+import { stampedId } from '../trace/trace-store';
 import { type CaseFailure, FAILURE_TYPES, checkCase } from './eval-checks';
 import type { GoldCase } from './goldset';
 import { EVAL_FORMAT_VERSION, type EvalRecord } from './eval-store';
@@ -21,7 +21,6 @@ export interface EvalInput {
   onRun?: (caseId: string, repeat: number, pass: boolean) => void;
 }
 
-const evalId = (at: Date) => `e${at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${crypto.randomBytes(3).toString('hex')}`;
 
 /**
  * Runs every case `repeat` times (sequentially: results must not depend on scheduling) and checks each
@@ -62,7 +61,7 @@ export async function runEval(i: EvalInput): Promise<EvalRecord> {
   const passed = all.filter((r) => r.pass).length;
   return {
     formatVersion: EVAL_FORMAT_VERSION,
-    eval_id: evalId(created),
+    eval_id: stampedId('e', created),
     created_at: created.toISOString(),
     goldset: { ...i.goldset, cases: i.cases.length },
     repeat: i.repeat,

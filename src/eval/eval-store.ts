@@ -47,7 +47,7 @@ export const EvalRecord = z.object({
 });
 export type EvalRecord = z.infer<typeof EvalRecord>;
 
-const EVAL_ID = /^e\d{8}T\d{6}Z-[0-9a-f]{6}$/;
+const EVAL_ID = /^e\d{8}T\d{9}Z-[0-9a-f]{6}$/;
 
 export async function saveEval(dir: DataDir, record: EvalRecord): Promise<string> {
   const file = path.join(dir.evalsDir, `${record.eval_id}.json`);
@@ -57,7 +57,7 @@ export async function saveEval(dir: DataDir, record: EvalRecord): Promise<string
 }
 
 export async function loadEval(dir: DataDir, id: string): Promise<EvalRecord> {
-  if (!EVAL_ID.test(id)) throw new DocQaError('invalid_argument', `"${id}" is not an evaluation id (they look like e20261130T113221Z-3f9a1c)`);
+  if (!EVAL_ID.test(id)) throw new DocQaError('invalid_argument', `"${id}" is not an evaluation id (they look like e20261130T113221042Z-3f9a1c)`);
   const record = await readVersioned(path.join(dir.evalsDir, `${id}.json`), EVAL_FORMAT_VERSION, EvalRecord);
   if (!record) throw new DocQaError('eval_not_found', `no evaluation ${id} in ${dir.evalsDir}`);
   return record;

@@ -111,18 +111,20 @@ export async function newBundle(dir: DataDir, from: string, id?: string): Promis
     dir,
     async () => {
       await fs.mkdir(dir.promptsDir, { recursive: true });
+      const baselines = await baselineIds();
+      const taken = (candidate: string) => baselines.includes(candidate) || existsSync(path.join(dir.promptsDir, candidate));
       let newId = id;
       if (newId === undefined) {
         for (let n = 1; ; n++) {
           const candidate = `${from}-exp${n}`;
-          if (!existsSync(path.join(dir.promptsDir, candidate)) && !(await baselineIds()).includes(candidate)) {
+          if (!taken(candidate)) {
             newId = candidate;
             break;
           }
         }
       }
       checkId(newId);
-      if ((await baselineIds()).includes(newId) || existsSync(path.join(dir.promptsDir, newId))) throw new DocQaError('invalid_argument', `a prompt bundle "${newId}" already exists`);
+      if (taken(newId)) throw new DocQaError('invalid_argument', `a prompt bundle "${newId}" already exists`);
       const folder = path.join(dir.promptsDir, newId);
       await fs.mkdir(folder);
       const meta: BundleFile = { formatVersion: PROMPT_BUNDLE_FORMAT_VERSION, id: newId, version: source.version, parent: source.id, language: source.language, template: source.template, description: `experimental copy of ${source.id}` };

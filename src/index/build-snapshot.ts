@@ -267,7 +267,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
         opts.signal?.throwIfAborted();
         t = performance.now();
         opts.onProgress?.({ stage: 'index', done: 0, total: 1 });
-        const { blockRefs } = globalBlockOrder(documents);
+        const { blockRefs, docRanges } = globalBlockOrder(documents);
         const texts = blockRefs.map(([d, b]) => documents[d]!.blocks[b]!.text);
         const bm25 = await buildBm25Yielding(texts, opts.signal);
         manifest.stats.durations_ms.index = Math.round(performance.now() - t);
@@ -280,7 +280,6 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
           matrix = new Float32Array(blockRefs.length * dims);
           blockRefs.forEach(([d, b], row) => matrix!.set(vectorsByDoc.get(documents[d]!.doc_id)![b]!, row * dims));
           // Rows copied from the parent are normalised already; normalising again could move their last bits.
-          const { docRanges } = globalBlockOrder(documents);
           documents.forEach((doc, d) => {
             if (!fromParent.has(doc.doc_id)) normalizeRows(matrix!.subarray(docRanges[d]![0] * dims, docRanges[d]![1] * dims), dims);
           });

@@ -7,11 +7,13 @@ import { readVersioned } from '../index/json-file';
 import { type ArtifactRecord, type SpanRecord, TRACE_FORMAT_VERSION, TraceMeta, TraceRecord } from './trace-model';
 import { META_FILE, RECORDS_FILE } from './trace-writer';
 
-/** Sortable by start time (to the millisecond), unique without coordination: `r20261130T113221042Z-3f9a1c`. */
-export function newRunId(at = new Date()): string {
-  const stamp = at.toISOString().replace(/[-:.]/g, '');
-  return `r${stamp}-${crypto.randomBytes(3).toString('hex')}`;
+/** `<prefix><UTC yyyymmddThhmmssmmm>Z-<6 hex>`: sortable by time, unique without coordination. */
+export function stampedId(prefix: string, at = new Date()): string {
+  return `${prefix}${at.toISOString().replace(/[-:.]/g, '')}-${crypto.randomBytes(3).toString('hex')}`;
 }
+
+/** A run id, e.g. `r20261130T113221042Z-3f9a1c`. */
+export const newRunId = (at = new Date()): string => stampedId('r', at);
 
 const RUN_ID = /^r\d{8}T\d{9}Z-[0-9a-f]{6}$/;
 

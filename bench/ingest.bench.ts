@@ -36,15 +36,16 @@ function generateCorpus(): { dir: string; files: string[]; bytes: number } {
 }
 
 /**
- * The floor: read every file the way ingestion reads it (one async readFile per file) and, for text,
- * decode it as UTF-8; nothing else.
+ * The floor: read every file with the same blocking call the ingestion workers use and, for text, decode
+ * it as UTF-8; nothing else, on one thread. (One awaited readFile per file is about 4× slower here; that
+ * older floor is printed too, so numbers compare with earlier notes.)
  */
-async function rawRead(files: readonly string[], decode = true): Promise<number> {
+async function rawRead(files: readonly string[], decode = true, blocking = true): Promise<number> {
   const t = performance.now();
   const dec = new TextDecoder('utf-8', { fatal: true });
   let n = 0;
   for (const f of files) {
-    const bytes = await fs.promises.readFile(f);
+    const bytes = blocking ? fs.readFileSync(f) : await fs.promises.readFile(f);
     n += decode ? dec.decode(bytes).length : bytes.length;
   }
   if (n < 0) throw new Error('unreachable');
@@ -55,7 +56,7 @@ async function ingestAll(files: readonly string[]): Promise<{ seconds: number; b
   const t = performance.now();
   let blocks = 0;
   for (const f of files) {
-    const bytes = await fs.promises.readFile(f);
+    const bytes = fs.readFileSync(f);
     const r = await ingestBytes(f, bytes, { doc_id: 'd', source_label: 'bench', aliases: [] }, DEFAULT_INGEST_OPTIONS);
     if (!r.ok) throw new Error(`${f}: ${r.failure.message}`);
     blocks += r.document.blocks.length;
@@ -68,9 +69,6 @@ export async function ingestBench(): Promise<BenchRow[]> {
   const corpus = generateCorpus();
   try {
     const mb = corpus.bytes / 1e6;
-    // Warm the page cache and the JIT the same way for both sides, then take the best of two.
-    await rawRead(corpus.files);
-    const raw = Math.min(await rawRead(corpus.files), await rawRead(corpus.files));
     // The whole ingestion of a folder source: walk, read, hash, stable ids, parse and block (worker pool).
     const store = new DataDir(fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-bench-store-')));
     await addSources(store, [corpus.dir]);
@@ -82,10 +80,21 @@ export async function ingestBench(): Promise<BenchRow[]> {
       return { seconds: (performance.now() - t) / 1000, blocks: r.documents.reduce((n, d) => n + d.blocks.length, 0) };
     };
     try {
+      // Warm the page cache, the JIT and the workers' caches, then interleave floor and measurement (this
+      // machine's speed drifts) and keep the best of each.
+      await rawRead(corpus.files);
       await scan();
-      const runs = [await scan(), await scan()];
-      const best = runs.reduce((a, b) => (a.seconds <= b.seconds ? a : b));
+      let raw = Infinity;
+      let rawAsync = Infinity;
+      let best = { seconds: Infinity, blocks: 0 };
+      for (let round = 0; round < 3; round++) {
+        raw = Math.min(raw, await rawRead(corpus.files));
+        rawAsync = Math.min(rawAsync, await rawRead(corpus.files, true, false));
+        const run = await scan();
+        if (run.seconds < best.seconds) best = run;
+      }
       rows.push({ name: `ingest.markdown.${FILES}_files.MBps`, value: mb / best.seconds, unit: 'MB/s', floor: mb / raw, ratio: raw / best.seconds, target: '>= 0.25' });
+      rows.push({ name: `ingest.markdown.${FILES}_files.MBps_vs_awaited_reads`, value: mb / best.seconds, unit: 'MB/s', floor: mb / rawAsync, ratio: rawAsync / best.seconds });
       rows.push({ name: `ingest.markdown.${FILES}_files.blocks_per_s`, value: best.blocks / best.seconds, unit: 'blocks/s', floor: null, ratio: null });
       const single = await ingestAll(corpus.files);
       rows.push({ name: `ingest.markdown.${FILES}_files.MBps_one_thread`, value: mb / single.seconds, unit: 'MB/s', floor: mb / raw, ratio: raw / single.seconds });

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import { buildDocument, type DocumentIdentity } from './document-builder';
 import { IngestError, errorMessage } from './errors';
@@ -34,10 +35,16 @@ function readFailure(err: unknown): IngestError {
   return new IngestError('read', 'unreadable', `cannot read file: ${code ?? errorMessage(err)}`);
 }
 
+function checkSize(size: number, options: IngestOptions): void {
+  if (size > options.max_file_bytes) {
+    throw new IngestError('read', 'too_large', `file is ${size} bytes, over the ${options.max_file_bytes}-byte limit`);
+  }
+  if (size === 0) throw new IngestError('read', 'empty', 'file is empty (0 bytes)');
+}
+
 /** Reads the file's bytes, failing early on what can be known before parsing. */
 export async function readDocumentBytes(path: string, options: IngestOptions): Promise<Uint8Array> {
-  const parser = parserFor(path);
-  if (!parser) throw unsupportedFormat();
+  if (!parserFor(path)) throw unsupportedFormat();
   let size: number;
   try {
     const st = await fs.stat(path);
@@ -46,14 +53,44 @@ export async function readDocumentBytes(path: string, options: IngestOptions): P
   } catch (err) {
     throw readFailure(err);
   }
-  if (size > options.max_file_bytes) {
-    throw new IngestError('read', 'too_large', `file is ${size} bytes, over the ${options.max_file_bytes}-byte limit`);
-  }
-  if (size === 0) throw new IngestError('read', 'empty', 'file is empty (0 bytes)');
+  checkSize(size, options);
   try {
     return await fs.readFile(path);
   } catch (err) {
     throw readFailure(err);
+  }
+}
+
+/**
+ * The same, blocking: for worker threads, which have nothing else to do meanwhile. It skips the two
+ * thread-pool round trips per file that dominate reading many small notes (measured: a third of a
+ * worker's time on a 5,000-note folder).
+ */
+export function readDocumentBytesSync(path: string, options: IngestOptions): Uint8Array {
+  if (!parserFor(path)) throw unsupportedFormat();
+  let fd: number;
+  try {
+    fd = fsSync.openSync(path, 'r');
+  } catch (err) {
+    throw readFailure(err);
+  }
+  try {
+    let size: number;
+    try {
+      const st = fsSync.fstatSync(fd);
+      if (!st.isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
+      size = st.size;
+    } catch (err) {
+      throw readFailure(err);
+    }
+    checkSize(size, options);
+    try {
+      return fsSync.readFileSync(fd);
+    } catch (err) {
+      throw readFailure(err);
+    }
+  } finally {
+    fsSync.closeSync(fd);
   }
 }
 
@@ -81,18 +118,26 @@ export interface UnchangedFile {
   content_hash: string;
 }
 
-export async function ingestFile(path: string, identity: FileIdentity, options: IngestOptions, signal?: AbortSignal): Promise<IngestOutcome>;
-export async function ingestFile(path: string, identity: FileIdentity, options: IngestOptions, signal: AbortSignal | undefined, knownHash: string | undefined): Promise<IngestOutcome | UnchangedFile>;
-export async function ingestFile(path: string, identity: FileIdentity, options: IngestOptions, signal?: AbortSignal, knownHash?: string): Promise<IngestOutcome | UnchangedFile> {
+export interface IngestFileOptions {
+  signal?: AbortSignal;
+  /** Content hash of the document the caller already has for this path: parse only if it differs. */
+  knownHash?: string;
+  /** Read with blocking calls (worker threads only). */
+  syncRead?: boolean;
+}
+
+export async function ingestFile(path: string, identity: FileIdentity, options: IngestOptions, run?: Omit<IngestFileOptions, 'knownHash'>): Promise<IngestOutcome>;
+export async function ingestFile(path: string, identity: FileIdentity, options: IngestOptions, run: IngestFileOptions): Promise<IngestOutcome | UnchangedFile>;
+export async function ingestFile(path: string, identity: FileIdentity, options: IngestOptions, run: IngestFileOptions = {}): Promise<IngestOutcome | UnchangedFile> {
   let bytes: Uint8Array;
   try {
-    bytes = await readDocumentBytes(path, options);
+    bytes = run.syncRead ? readDocumentBytesSync(path, options) : await readDocumentBytes(path, options);
   } catch (err) {
     return { ok: false, failure: failure(path, err) };
   }
-  if (knownHash !== undefined) {
+  if (run.knownHash !== undefined) {
     const hash = contentHash(bytes);
-    if (hash === knownHash) return { ok: 'unchanged', path, content_hash: hash };
+    if (hash === run.knownHash) return { ok: 'unchanged', path, content_hash: hash };
   }
-  return ingestBytes(path, bytes, identity, options, signal);
+  return ingestBytes(path, bytes, identity, options, run.signal);
 }

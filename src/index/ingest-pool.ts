@@ -42,7 +42,7 @@ export function defaultPoolSize(): number {
 function inProcessPool(options: IngestOptions): IngestPool {
   return {
     size: 1,
-    run: (p, identity, signal, knownHash) => ingestFile(p, identity, options, signal, knownHash),
+    run: (p, identity, signal, knownHash) => ingestFile(p, identity, options, { signal, knownHash }),
     close: async () => undefined,
   };
 }

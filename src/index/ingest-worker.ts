@@ -9,7 +9,7 @@ import type { WorkerRequest, WorkerResponse } from './ingest-pool';
 const port = parentPort;
 if (port) {
   port.on('message', (req: WorkerRequest) => {
-    void ingestFile(req.path, req.identity, req.options, undefined, req.knownHash).then(
+    void ingestFile(req.path, req.identity, req.options, { syncRead: true, knownHash: req.knownHash }).then(
       (outcome) => port.postMessage({ id: req.id, outcome } satisfies WorkerResponse),
       (err: unknown) => port.postMessage({ id: req.id, error: err instanceof Error ? err.message : String(err) } satisfies WorkerResponse),
     );

@@ -1,6 +1,6 @@
 import type { Block, Section } from './model';
 import type { SectionDraft } from './parsed-document';
-import { firstSentence } from './sentences';
+import { firstSentences } from './sentences';
 
 export const PATH_SEPARATOR = ' > ';
 
@@ -49,7 +49,6 @@ export function buildSections(drafts: readonly SectionDraft[], paths: readonly s
   const depth: number[] = [];
   const directBlocks = new Array<number>(n).fill(0);
   const directTokens = new Array<number>(n).fill(0);
-  const first = new Array<string | null>(n).fill(null);
   for (const d of drafts) depth.push(d.parent === null ? 1 : depth[d.parent]! + 1);
   blocks.forEach((b, bi) => {
     const s = blockSection[bi]!;
@@ -66,12 +65,18 @@ export function buildSections(drafts: readonly SectionDraft[], paths: readonly s
     }
   }
   // The first block in a section's subtree, in document order, gives its first sentence.
-  blocks.forEach((b, bi) => {
-    for (let s: number | null = blockSection[bi]!; s !== null; s = drafts[s]!.parent) {
-      if (first[s] !== null) break;
-      first[s] = firstSentence(b.text);
+  const firstBlock = new Array<number>(n).fill(-1);
+  const sources: number[] = [];
+  blocks.forEach((_, bi) => {
+    let gives = false;
+    for (let s: number | null = blockSection[bi]!; s !== null && firstBlock[s] === -1; s = drafts[s]!.parent) {
+      firstBlock[s] = bi;
+      gives = true;
     }
+    if (gives) sources.push(bi);
   });
+  const sentences = firstSentences(sources.map((bi) => blocks[bi]!.text));
+  const sentenceOf = new Map(sources.map((bi, k) => [bi, sentences[k]!]));
   return drafts.map((d, i) => ({
     path: paths[i]!,
     title: normalizeTitle(d.title),
@@ -82,7 +87,7 @@ export function buildSections(drafts: readonly SectionDraft[], paths: readonly s
     subtree_blocks: subtreeBlocks[i]!,
     direct_tokens: directTokens[i]!,
     subtree_tokens: subtreeTokens[i]!,
-    first_sentence: first[i] ?? '',
+    first_sentence: firstBlock[i]! >= 0 ? sentenceOf.get(firstBlock[i]!)! : '',
     location: d.location,
   }));
 }

@@ -11,13 +11,36 @@ export function splitSentences(text: string): string[] {
 }
 
 const FIRST_SENTENCE_MAX_CHARS = 200;
+/** Only a text's head is segmented: a section's first block can be long. */
+const HEAD_CHARS = FIRST_SENTENCE_MAX_CHARS * 2;
+/** U+2029 PARAGRAPH SEPARATOR: ICU always breaks after it, and no rule looks back across it. */
+const PARAGRAPH_SEPARATOR = '\u2029';
+
+function tidy(sentence: string): string {
+  const s = sentence.replace(/\s+/g, ' ').trim();
+  return s.length > FIRST_SENTENCE_MAX_CHARS ? `${s.slice(0, FIRST_SENTENCE_MAX_CHARS)}…` : s;
+}
 
 export function firstSentence(text: string): string {
-  const trimmed = text.trim();
-  if (trimmed.length === 0) return '';
-  // Only the head is segmented: a section's first block can be long.
-  const head = trimmed.slice(0, FIRST_SENTENCE_MAX_CHARS * 2);
+  const head = text.trim().slice(0, HEAD_CHARS);
+  if (head.length === 0) return '';
   const first = segmenter.segment(head)[Symbol.iterator]().next();
-  const sentence = (first.done ? head : first.value.segment).replace(/\s+/g, ' ').trim();
-  return sentence.length > FIRST_SENTENCE_MAX_CHARS ? `${sentence.slice(0, FIRST_SENTENCE_MAX_CHARS)}…` : sentence;
+  return tidy(first.done ? head : first.value.segment);
+}
+
+/**
+ * `firstSentence` of many texts from one segmenter pass over their heads joined by paragraph separators:
+ * each `segment()` call costs ICU a fresh break iterator (~5 µs, a twentieth of a document's ingestion),
+ * while walking one more sentence costs almost nothing. Same results (tested against `firstSentence`).
+ */
+export function firstSentences(texts: readonly string[]): string[] {
+  const heads = texts.map((t) => t.trim().slice(0, HEAD_CHARS));
+  const out = new Array<string>(texts.length).fill('');
+  let k = 0;
+  let start = 0;
+  for (const seg of segmenter.segment(heads.join(PARAGRAPH_SEPARATOR))) {
+    while (k < heads.length && seg.index > start + heads[k]!.length) start += heads[k++]!.length + 1;
+    if (k < heads.length && seg.index === start && heads[k]!.length > 0) out[k] = tidy(seg.segment);
+  }
+  return out;
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { countTokens as libraryCount } from 'gpt-tokenizer/encoding/o200k_base';
-import { countJoined, countTokens, countWithTail } from '../../src/index/tokenizer';
+import { countJoined, countTokens, countWithTail, preTokenize } from '../../src/index/tokenizer';
 import { FIXTURES } from '../helpers';
 
 function walk(dir: string): string[] {
@@ -65,16 +65,28 @@ describe('countTokens', () => {
   });
 });
 
-describe('ASCII pre-tokenizer fast path', () => {
-  it('splits pure-ASCII text exactly like the library pattern (fixtures and random strings)', async () => {
+describe('pre-tokenizer scanner', () => {
+  it('splits text exactly like the library pattern: fixtures, and random strings over every character class the pattern names', async () => {
     const { O200K_TOKEN_SPLIT_REGEX } = await import('gpt-tokenizer/encodingParams/constants');
-    const { SPLIT_ASCII } = await import('../../src/index/tokenizer');
     const unicode = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, 'gu');
-    const samples = walk(path.join(FIXTURES, 'markdown')).map((f) => fs.readFileSync(f, 'utf8').replace(/[^\t-~]/g, ' '));
-    const alphabet = "aZ09 '\t\n\r\u000b\f.,;:!?-_/\\\"'sdmtllvere()[]{}<>#*`~@$%^&+=|AbCdEf";
+    const samples = walk(FIXTURES)
+      .filter((f) => /\.(md|txt)$/.test(f))
+      .map((f) => fs.readFileSync(f, 'utf8'));
+    // ASCII of every kind, contractions, upper/title/modifier/other letters, marks (combining, spacing),
+    // digits of other scripts, Unicode spaces, CJK and its punctuation.
+    const alphabet = [
+      ..."aZ09 '\t\n\r\u000b\f.,;:!?-_/\\\"'sdmtllvereSDMTLLVERE()[]{}<>#*`~@$%^&+=|AbCdEf",
+      ...'\u00a0\u1680\u2003\u2028\u2029\u3000\ufeff\u0085',
+      ...'ÀéßǅǈʰʹˆªºΩωДж\u0301\u0308\u0903\u093e\u20dd١٢३੫Ⅳ½²',
+      ...'中文字的，。！？、「」《》：；一二三ーァカ한글',
+    ];
     let seed = 42;
     const r = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-    for (let i = 0; i < 3000; i++) samples.push(Array.from({ length: Math.floor(r() * 40) }, () => alphabet[Math.floor(r() * alphabet.length)]).join(''));
-    for (const s of samples) assert.deepEqual(s.match(SPLIT_ASCII), s.match(unicode), JSON.stringify(s.slice(0, 60)));
+    for (let i = 0; i < 20000; i++) samples.push(Array.from({ length: Math.floor(r() * 30) }, () => alphabet[Math.floor(r() * alphabet.length)]).join(''));
+    for (const s of samples) assert.deepEqual(preTokenize(s), s.match(unicode) ?? [], JSON.stringify(s.slice(0, 60)));
+  });
+
+  it('counts text with astral characters (emoji, rare CJK) through the pattern, exactly', () => {
+    for (const t of ['emoji 👩‍👩‍👧 here', '𠀀𠀁 rare 汉字', "don't 😀's", '😀']) assert.equal(countTokens(t), libraryCount(t), t);
   });
 });

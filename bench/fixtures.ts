@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeIndexFiles } from '../src/index/build-snapshot';
 import { buildBm25 } from '../src/index/bm25-index';
 import type { DataDir } from '../src/index/data-dir';
 import { writeVersioned } from '../src/index/json-file';
 import { DEFAULT_INGEST_OPTIONS, type Document } from '../src/index/model';
 import { SNAPSHOT_FORMAT_VERSION, type SnapshotManifest } from '../src/index/snapshot-manifest';
 import { FILES } from '../src/index/snapshot-store';
+import { segmentDir, writeSegment } from '../src/index/segment-store';
 
 const QA = path.join(__dirname, '..', '..', 'shared', 'corpus', 'qa');
 
@@ -43,11 +43,14 @@ export async function writeBenchSnapshot(dir: DataDir, id: string, documents: Do
   const folder = dir.snapshotDir(id);
   fs.mkdirSync(folder, { recursive: true });
   const t = performance.now();
-  await writeIndexFiles(folder, documents, buildBm25(documents.flatMap((d) => d.blocks.map((b) => b.text))), matrix);
+  const segment = 'gbench';
+  const blocks = documents.reduce((n, d) => n + d.blocks.length, 0);
+  await writeSegment(segmentDir(folder, segment), documents, buildBm25(documents.flatMap((d) => d.blocks.map((b) => b.text))), matrix);
   const ms = performance.now() - t;
   const manifest: SnapshotManifest = {
     formatVersion: SNAPSHOT_FORMAT_VERSION, id, parent: null, state: 'ready', created_at: new Date().toISOString(), finished_at: null, app_version: 'bench',
-    sources: [], documents: [], failed_documents: [], chunking: DEFAULT_INGEST_OPTIONS.chunking, tokenizer: 'bench', keyword_tokenizer: 'bench',
+    sources: [], failed_documents: [], segments: [{ id: segment, documents: documents.length, blocks }],
+    documents: documents.map((d) => ({ doc_id: d.doc_id, path: d.path, title: d.title, content_hash: d.content_hash, byte_size: d.byte_size, mtime_ms: 0, source_label: d.source_label, aliases: d.aliases, blocks: d.blocks.length, tokens: d.blocks.reduce((n, b) => n + b.token_count, 0), reused: false, segment })), chunking: DEFAULT_INGEST_OPTIONS.chunking, tokenizer: 'bench', keyword_tokenizer: 'bench',
     embedding: { provider: 'openai-compatible', family: 'bench', model: 'random', dimensions: dims }, fusion: { method: 'rrf', k: 60, depth: 50 },
     stats: { documents: documents.length, blocks: 0, failed_documents: 0, reused_documents: 0, embedded_blocks: 0, cached_embeddings: 0, embedding_tokens: 0, embedding_requests: 0, durations_ms: { ingest: 0, embed: 0, index: 0, write: 0 } },
     error: null,

@@ -27,20 +27,35 @@ export async function rebuildBench(): Promise<BenchRow[]> {
   const embedding = EmbeddingConfig.parse({ provider: 'openai-compatible', base_url: server.baseURL, model: 'fake', dimensions: 256, batch_size: 256 });
   const pool = createIngestPool(DEFAULT_INGEST_OPTIONS, path.join(__dirname, '..', 'dist', 'ingest-worker.js'));
   const build = async () => {
+    // Each build starts from a collected heap (the bench runs with --expose-gc): a full build's garbage
+    // is not billed to the next one.
+    (globalThis as { gc?: () => void }).gc?.();
     const t = performance.now();
     const r = await buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding, embeddingApiKey: '', pool });
     return { ms: performance.now() - t, r };
   };
   try {
     await build(); // fills the embedding cache
-    fs.rmSync(dir.activeFile); // no parent: every file is parsed again (embeddings still cached)
-    const full = await build();
-    fs.appendFileSync(path.join(notes, 'n500.md'), '\n## Added\n\nOne new paragraph.\n');
-    const inc = await build();
-    if (inc.r.manifest.stats.reused_documents !== FILES - 1) throw new Error(`expected ${FILES - 1} reused documents, got ${inc.r.manifest.stats.reused_documents}`);
+    // A full rebuild: no parent, so every file is parsed again (embeddings still cached). Best of two.
+    const fulls = [];
+    for (let k = 0; k < 2; k++) {
+      fs.rmSync(dir.activeFile);
+      fulls.push(await build());
+    }
+    const full = fulls.reduce((a, b) => (a.ms <= b.ms ? a : b));
+    // One file changed, five times over (a different file each time): the median.
+    const incs = [];
+    for (let k = 0; k < 5; k++) {
+      fs.appendFileSync(path.join(notes, `n${100 + 200 * k}.md`), `\n## Added ${k}\n\nOne new paragraph, number ${k}.\n`);
+      const inc = await build();
+      if (inc.r.manifest.stats.reused_documents !== FILES - 1) throw new Error(`expected ${FILES - 1} reused documents, got ${inc.r.manifest.stats.reused_documents}`);
+      incs.push(inc);
+    }
+    const inc = incs.sort((a, b) => a.ms - b.ms)[2]!;
     return [
       { name: `rebuild.${FILES}_files.full_ms (embeddings cached)`, value: full.ms, unit: 'ms', floor: null, ratio: null },
-      { name: `rebuild.${FILES}_files.one_file_changed_ms`, value: inc.ms, unit: 'ms', floor: full.ms, ratio: inc.ms / full.ms, target: '<= 0.05' },
+      { name: `rebuild.${FILES}_files.one_file_changed_ms (median of 5)`, value: inc.ms, unit: 'ms', floor: full.ms, ratio: inc.ms / full.ms, target: '<= 0.05' },
+      { name: `rebuild.${FILES}_files.one_file_changed.segments`, value: inc.r.manifest.segments.length, unit: 'segments', floor: null, ratio: null },
       ...(['ingest', 'embed', 'index', 'write'] as const).map((stage) => ({ name: `rebuild.${FILES}_files.one_file_changed.${stage}_ms`, value: inc.r.manifest.stats.durations_ms[stage], unit: 'ms', floor: full.r.manifest.stats.durations_ms[stage], ratio: inc.r.manifest.stats.durations_ms[stage] / Math.max(1, full.r.manifest.stats.durations_ms[stage]) })),
     ];
   } finally {

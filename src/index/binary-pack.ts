@@ -1,6 +1,5 @@
-import writeFileAtomic from 'write-file-atomic';
 import { StoreError, errorMessage } from './errors';
-import { readWhole } from './read-file';
+import { readSmallOrWhole, writeDurable } from './durable-write';
 
 /**
  * A file of named typed arrays that loads without parsing: `DQPK` magic, a uint32 header length, a JSON
@@ -38,7 +37,7 @@ export async function writePack(file: string, meta: unknown, arrays: Record<stri
     Buffer.from(a.buffer, a.byteOffset, a.byteLength).copy(buf, headerPadded + s.offset);
   }
   try {
-    await writeFileAtomic(file, buf, { fsync: true });
+    await writeDurable(file, buf);
   } catch (err) {
     throw new StoreError('store_io', `cannot write ${file}: ${errorMessage(err)}`, { cause: err });
   }
@@ -47,7 +46,7 @@ export async function writePack(file: string, meta: unknown, arrays: Record<stri
 export async function readPack(file: string): Promise<{ meta: unknown; arrays: Record<string, Typed> }> {
   let buf: Buffer;
   try {
-    const bytes = await readWhole(file);
+    const bytes = await readSmallOrWhole(file);
     buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   } catch (err) {
     throw new StoreError('store_io', `cannot read ${file}: ${errorMessage(err)}`, { cause: err });

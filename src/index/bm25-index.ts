@@ -76,32 +76,49 @@ function finish(perTerm: Map<string, number[]>, docLengths: Uint32Array): Bm25Da
   return { terms, offsets, blocks, tfs, docLengths };
 }
 
+/**
+ * One segment's index as part of a snapshot: its local block numbers map to the snapshot's global ones;
+ * -1 marks a block of a document the snapshot no longer holds (replaced or removed). null: the identity.
+ */
+export interface Bm25Part {
+  data: Bm25Data;
+  toGlobal: Int32Array | null;
+}
+
+/** Terms are stored sorted: a binary search finds one without building a map at load time. */
+function termId(terms: readonly string[], term: string): number | undefined {
+  let lo = 0;
+  let hi = terms.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const t = terms[mid]!;
+    if (t === term) return mid;
+    if (t < term) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
+/**
+ * BM25 over a snapshot's segments. N, document frequencies and the average length count live blocks
+ * only, so a snapshot made of several segments scores every block exactly as one index built over the
+ * same blocks would (same numbers, same order of additions).
+ */
 export class Bm25Index {
+  readonly size: number;
+  private readonly parts: readonly Bm25Part[];
   private readonly avgdl: number;
 
-  constructor(readonly data: Bm25Data) {
+  constructor(data: Bm25Data);
+  constructor(parts: readonly Bm25Part[], size: number);
+  constructor(data: Bm25Data | readonly Bm25Part[], size?: number) {
+    this.parts = Array.isArray(data) ? data : [{ data: data as Bm25Data, toGlobal: null }];
+    this.size = size ?? (data as Bm25Data).docLengths.length;
     let sum = 0;
-    for (const l of data.docLengths) sum += l;
-    this.avgdl = data.docLengths.length ? sum / data.docLengths.length : 0;
-  }
-
-  get size(): number {
-    return this.data.docLengths.length;
-  }
-
-  /** Terms are stored sorted: a binary search finds one without building a map at load time. */
-  private termId(term: string): number | undefined {
-    const terms = this.data.terms;
-    let lo = 0;
-    let hi = terms.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const t = terms[mid]!;
-      if (t === term) return mid;
-      if (t < term) lo = mid + 1;
-      else hi = mid - 1;
+    for (const { data: d, toGlobal } of this.parts) {
+      for (let b = 0; b < d.docLengths.length; b++) if (!toGlobal || toGlobal[b]! >= 0) sum += d.docLengths[b]!;
     }
-    return undefined;
+    this.avgdl = this.size ? sum / this.size : 0;
   }
 
   /**
@@ -109,23 +126,32 @@ export class Bm25Index {
    * limits the blocks considered. idf = ln(1 + (N - df + 0.5) / (df + 0.5)).
    */
   score(query: string, allowed?: (block: number) => boolean): Float64Array {
-    const { offsets, blocks, tfs, docLengths } = this.data;
     const n = this.size;
     const scores = new Float64Array(n);
+    const ids = new Array<number | undefined>(this.parts.length);
     for (const term of new Set(keywordTokens(query))) {
-      const id = this.termId(term);
-      if (id === undefined) continue;
-      const start = offsets[id]!;
-      const end = offsets[id + 1]!;
-      const df = end - start;
+      let df = 0;
+      this.parts.forEach(({ data, toGlobal }, i) => {
+        const id = (ids[i] = termId(data.terms, term));
+        if (id === undefined) return;
+        if (!toGlobal) df += data.offsets[id + 1]! - data.offsets[id]!;
+        else for (let p = data.offsets[id]!; p < data.offsets[id + 1]!; p++) if (toGlobal[data.blocks[p]!]! >= 0) df++;
+      });
+      if (df === 0) continue;
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      for (let p = start; p < end; p++) {
-        const b = blocks[p]!;
-        if (allowed && !allowed(b)) continue;
-        const tf = tfs[p]!;
-        const norm = tf + BM25_K1 * (1 - BM25_B + (BM25_B * docLengths[b]!) / this.avgdl);
-        scores[b]! += (idf * tf * (BM25_K1 + 1)) / norm;
-      }
+      this.parts.forEach(({ data, toGlobal }, i) => {
+        const id = ids[i];
+        if (id === undefined) return;
+        const { offsets, blocks, tfs, docLengths } = data;
+        for (let p = offsets[id]!, end = offsets[id + 1]!; p < end; p++) {
+          const local = blocks[p]!;
+          const b = toGlobal ? toGlobal[local]! : local;
+          if (b < 0 || (allowed && !allowed(b))) continue;
+          const tf = tfs[p]!;
+          const norm = tf + BM25_K1 * (1 - BM25_B + (BM25_B * docLengths[local]!) / this.avgdl);
+          scores[b]! += (idf * tf * (BM25_K1 + 1)) / norm;
+        }
+      });
     }
     return scores;
   }

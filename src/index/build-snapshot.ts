@@ -2,19 +2,22 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pkg from '../../package.json';
-import { type Bm25Data, buildBm25Yielding } from './bm25-index';
-import { writePack } from './binary-pack';
+import { buildBm25Yielding } from './bm25-index';
 import { type DataDir, withStoreLock } from './data-dir';
 import { EmbeddingCache, embeddingKey } from './embedding-cache';
 import { EmbeddingClient, EmbeddingError, type EmbeddingConfig, endpointFamily } from './embedding-client';
 import { FUSION_DEPTH, RRF_K } from './hybrid-search';
 import type { IngestPool } from './ingest-pool';
-import { ingestSources } from './ingest-sources';
+import { ingestSources, type ReusedFile } from './ingest-sources';
 import { KEYWORD_TOKENIZER_NAME } from './keyword-tokenizer';
-import { readVersioned, writeVersioned } from './json-file';
+import { writeVersioned } from './json-file';
 import type { Document, FailedDocument, IngestOptions } from './model';
-import { DocumentsPayload, type ManifestEmbedding, SNAPSHOT_FORMAT_VERSION, type SnapshotManifest, type SnapshotState } from './snapshot-manifest';
-import { BUILDING_SUFFIX, FILES, activateSnapshot, globalBlockOrder, listSnapshots, readActiveId, readManifest } from './snapshot-store';
+import { type ManifestDocument, type ManifestEmbedding, type ManifestSegment, SNAPSHOT_FORMAT_VERSION, type SnapshotManifest, type SnapshotState } from './snapshot-manifest';
+import { BUILDING_SUFFIX, FILES, pointActiveTo, readActiveId, readManifest } from './snapshot-store';
+import { fsyncDirSync } from './durable-write';
+import { StoreError } from './errors';
+import { planMerges } from './segment-plan';
+import { linkSegment, newSegmentId, readSegmentDocuments, readSegmentVectors, segmentDir, writeSegment } from './segment-store';
 import type { PauseGate } from './pause-gate';
 import { isPinned } from './snapshot-pins';
 import { TOKENIZER_NAME } from './tokenizer';
@@ -45,6 +48,15 @@ export interface BuildResult {
   activated: boolean;
 }
 
+/**
+ * Coarsest modification-time step among common file systems (FAT: 2 s). A file's size and time are
+ * trusted only when it was last modified at least this long before the parent build began.
+ */
+const MTIME_GRANULARITY_MS = 2000;
+
+/** Fresh vectors are written to the embedding cache in groups of about this many. */
+const CACHE_FLUSH_EVERY = 1024;
+
 /** After this many documents in a row fail to embed, the endpoint is taken as down for this build. */
 const EMBED_FAILURES_BEFORE_GIVING_UP = 3;
 
@@ -53,14 +65,6 @@ function newSnapshotId(now: Date): string {
   return `s${t}-${crypto.randomBytes(3).toString('hex')}`;
 }
 
-async function fsyncDir(dir: string): Promise<void> {
-  const h = await fs.open(dir, 'r');
-  try {
-    await h.sync();
-  } finally {
-    await h.close();
-  }
-}
 
 /** Removes folders of builds or deletions that a crashed process left behind (never a finished snapshot). */
 async function sweepLeftovers(dir: DataDir): Promise<void> {
@@ -73,23 +77,30 @@ async function sweepLeftovers(dir: DataDir): Promise<void> {
   for (const n of names) if (n.endsWith(BUILDING_SUFFIX) || n.endsWith('.deleting')) await fs.rm(path.join(dir.snapshotsDir, n), { recursive: true, force: true });
 }
 
+interface EmbedOutcome {
+  /** Each kept document's block vectors (not yet normalised), in block order. */
+  vectorsByDoc: Map<string, Float32Array[]>;
+  embedded: number;
+  cached: number;
+  tokens: number;
+  requests: number;
+  dims: number | null;
+  kept: Document[];
+}
+
+/** Vectors for documents from the embedding cache, the rest from the endpoint; a document that cannot be embedded fails alone. */
 async function embedDocuments(
   dir: DataDir,
-  documents: Document[],
+  documents: readonly Document[],
   config: Extract<EmbeddingConfig, { provider: 'openai-compatible' }>,
   apiKey: string,
   failed: FailedDocument[],
   opts: BuildOptions,
-  parentVectors: ParentVectors | null,
-  reused: ReadonlySet<string>,
-): Promise<{ vectorsByDoc: Map<string, Float32Array[]>; fromParent: Set<string>; embedded: number; cached: number; tokens: number; requests: number; dims: number | null; kept: Document[] }> {
+): Promise<EmbedOutcome> {
   const cache = new EmbeddingCache(dir.embeddingsDir, endpointFamily(config.base_url), config.model, config.dimensions);
   const client = new EmbeddingClient(config, apiKey);
   const vectorsByKey = new Map<string, Float32Array>();
-  /** Each kept document's block vectors, in block order: the vector matrix is laid out from these. */
   const vectorsByDoc = new Map<string, Float32Array[]>();
-  /** Documents whose rows were copied from the parent snapshot: already normalised, never touched again. */
-  const fromParent = new Set<string>();
   const kept: Document[] = [];
   let embedded = 0;
   let cached = 0;
@@ -97,101 +108,123 @@ async function embedDocuments(
   let requests = 0;
   let failuresInARow = 0;
   let lastError: EmbeddingError | null = null;
-  for (const [i, doc] of documents.entries()) {
-    opts.signal?.throwIfAborted();
-    await opts.gate?.passable(opts.signal);
-    opts.onProgress?.({ stage: 'embed', done: i, total: documents.length });
-    // An unchanged document reuses its rows of the parent's vector file: no hashing, no cache reads.
-    const rows = reused.has(doc.path) ? parentVectors?.rowsOf(doc.doc_id, doc.blocks.length) : undefined;
-    if (rows) {
-      vectorsByDoc.set(doc.doc_id, rows);
-      fromParent.add(doc.doc_id);
-      cached += rows.length;
-      kept.push(doc);
-      continue;
-    }
-    const keys = doc.blocks.map((b) => embeddingKey(b.text));
-    const missing: Array<{ key: string; text: string }> = [];
-    const seen = new Set<string>();
-    for (const [bi, key] of keys.entries()) {
-      const hit = vectorsByKey.get(key) ?? (await cache.get(key));
-      if (hit) {
-        vectorsByKey.set(key, hit);
-        cached++;
-      } else if (!seen.has(key)) {
-        seen.add(key);
-        missing.push({ key, text: doc.blocks[bi]!.text });
+  const keysOf = documents.map((doc) => doc.blocks.map((b) => embeddingKey(b.text)));
+  // One lookup for the whole batch: the cache reads each segment's vectors whole or hit by hit.
+  for (const [k, v] of await cache.getMany(keysOf.flat())) vectorsByKey.set(k, v);
+  const pending: Array<readonly [string, Float32Array]> = [];
+  try {
+    for (const [i, doc] of documents.entries()) {
+      opts.signal?.throwIfAborted();
+      await opts.gate?.passable(opts.signal);
+      opts.onProgress?.({ stage: 'embed', done: i, total: documents.length });
+      const keys = keysOf[i]!;
+      const missing: Array<{ key: string; text: string }> = [];
+      const seen = new Set<string>();
+      for (const [bi, key] of keys.entries()) {
+        const hit = vectorsByKey.get(key);
+        if (hit) cached++;
+        else if (!seen.has(key)) {
+          seen.add(key);
+          missing.push({ key, text: doc.blocks[bi]!.text });
+        }
       }
-    }
-    if (missing.length && failuresInARow >= EMBED_FAILURES_BEFORE_GIVING_UP && lastError) {
-      failed.push({ path: doc.path, stage: 'embed', code: 'upstream_unavailable', message: `not embedded: the endpoint kept failing (${lastError.message})` });
-      continue;
-    }
-    if (missing.length) {
-      try {
-        const r = await client.embed(
-          missing.map((m) => m.text),
-          opts.signal,
-        );
-        tokens += r.tokens;
-        requests += r.requests;
-        embedded += missing.length;
-        const fresh = missing.map((m, k) => [m.key, r.vectors[k]!] as const);
-        // Durable before it counts: the cache segment is written before the document is kept.
-        await cache.putAll(fresh);
-        for (const [k, v] of fresh) vectorsByKey.set(k, v);
-        failuresInARow = 0;
-      } catch (err) {
-        if (opts.signal?.aborted || !(err instanceof EmbeddingError)) throw err;
-        lastError = err;
-        failuresInARow++;
-        failed.push({ path: doc.path, stage: 'embed', code: 'upstream_unavailable', message: err.message });
+      if (missing.length && failuresInARow >= EMBED_FAILURES_BEFORE_GIVING_UP && lastError) {
+        failed.push({ path: doc.path, stage: 'embed', code: 'upstream_unavailable', message: `not embedded: the endpoint kept failing (${lastError.message})` });
         continue;
       }
+      if (missing.length) {
+        try {
+          const r = await client.embed(
+            missing.map((m) => m.text),
+            opts.signal,
+          );
+          tokens += r.tokens;
+          requests += r.requests;
+          embedded += missing.length;
+          const fresh = missing.map((m, k) => [m.key, r.vectors[k]!] as const);
+          for (const [k, v] of fresh) vectorsByKey.set(k, v);
+          pending.push(...fresh);
+          // Written in groups, not one file per document; what a crash loses is embedded again on resume.
+          if (pending.length >= CACHE_FLUSH_EVERY) await cache.putAll(pending.splice(0));
+          failuresInARow = 0;
+        } catch (err) {
+          if (opts.signal?.aborted || !(err instanceof EmbeddingError)) throw err;
+          lastError = err;
+          failuresInARow++;
+          failed.push({ path: doc.path, stage: 'embed', code: 'upstream_unavailable', message: err.message });
+          continue;
+        }
+      }
+      vectorsByDoc.set(doc.doc_id, keys.map((k) => vectorsByKey.get(k)!));
+      kept.push(doc);
     }
-    vectorsByDoc.set(doc.doc_id, keys.map((k) => vectorsByKey.get(k)!));
-    kept.push(doc);
+  } finally {
+    // Also when cancelled: vectors already paid for are kept for the next build.
+    await cache.putAll(pending.splice(0));
   }
-  return { vectorsByDoc, fromParent, embedded, cached, tokens, requests, dims: cache.dims ?? parentVectors?.dims ?? null, kept };
+  await cache.compact();
+  return { vectorsByDoc, embedded, cached, tokens, requests, dims: cache.dims, kept };
 }
 
-/** The parent snapshot's vector rows by document, when it was embedded with the same endpoint, model and dimensions. */
-class ParentVectors {
-  private constructor(
-    readonly dims: number,
-    private readonly matrix: Float32Array,
-    private readonly ranges: Map<string, readonly [number, number]>,
-  ) {}
+/**
+ * How much of the parent a build can take over. `segments`: its segments as they are (same chunking,
+ * tokenizers and embedding); `parse`: only its parse results (the embedding changed); `none`.
+ */
+type ReuseLevel = 'segments' | 'parse' | 'none';
 
-  static async load(dir: DataDir, parent: SnapshotManifest | null, config: EmbeddingConfig): Promise<ParentVectors | null> {
-    const e = parent?.embedding;
-    if (!parent || !e || e.provider !== 'openai-compatible' || config.provider !== 'openai-compatible') return null;
-    if (e.family !== endpointFamily(config.base_url) || e.model !== config.model || (config.dimensions !== null && config.dimensions !== e.dimensions)) return null;
-    let bytes: Buffer;
-    try {
-      bytes = await fs.readFile(path.join(dir.snapshotDir(parent.id), FILES.vectors));
-    } catch {
-      return null; // the embedding cache still has every vector
-    }
-    const total = parent.documents.reduce((n, d) => n + d.blocks, 0);
-    if (bytes.byteLength !== total * e.dimensions * 4) return null;
-    // Rows follow the manifest's document order (doc_id order), each document's blocks contiguous.
-    const aligned = new Float32Array(total * e.dimensions);
-    new Uint8Array(aligned.buffer).set(bytes);
-    const ranges = new Map<string, readonly [number, number]>();
+function reuseLevel(parent: SnapshotManifest | null, opts: BuildOptions): ReuseLevel {
+  if (!parent || parent.tokenizer !== TOKENIZER_NAME || JSON.stringify(parent.chunking) !== JSON.stringify(opts.ingest.chunking)) return 'none';
+  if (parent.keyword_tokenizer !== KEYWORD_TOKENIZER_NAME) return 'parse';
+  const e = parent.embedding;
+  const c = opts.embedding;
+  if (e.provider === 'none' && c.provider === 'none') return 'segments';
+  if (e.provider !== 'openai-compatible' || c.provider !== 'openai-compatible') return 'parse';
+  const same = e.family === endpointFamily(c.base_url) && e.model === c.model && (c.dimensions === null || c.dimensions === e.dimensions);
+  return same ? 'segments' : 'parse';
+}
+
+const byDocId = <T extends { doc_id: string }>(a: T, b: T) => (a.doc_id < b.doc_id ? -1 : a.doc_id > b.doc_id ? 1 : 0);
+
+/** A document taken from a parent segment into the new one, with its vector rows when they still fit. */
+interface Carried {
+  doc: Document;
+  rows: Float32Array | null;
+}
+
+/**
+ * Reads the parent's documents (and, with `dims`, their normalised vector rows) that must be rewritten
+ * into the new segment, patched with their current doc_id and source.
+ */
+async function carryOver(parentFolder: string, files: ReadonlyArray<ReusedFile<ManifestDocument>>, dims: number | null): Promise<Carried[]> {
+  const bySegment = new Map<string, Array<ReusedFile<ManifestDocument>>>();
+  for (const f of files) {
+    const list = bySegment.get(f.previous.segment) ?? [];
+    list.push(f);
+    bySegment.set(f.previous.segment, list);
+  }
+  const out: Carried[] = [];
+  for (const [segment, list] of bySegment) {
+    const folder = segmentDir(parentFolder, segment);
+    const docs = await readSegmentDocuments(folder);
+    const total = docs.reduce((n, d) => n + d.blocks.length, 0);
+    const matrix = dims === null ? null : await readSegmentVectors(folder, total, dims);
+    const at = new Map<string, { doc: Document; row: number }>();
     let row = 0;
-    for (const d of parent.documents) {
-      ranges.set(d.doc_id, [row, d.blocks]);
-      row += d.blocks;
+    for (const d of docs) {
+      at.set(d.doc_id, { doc: d, row });
+      row += d.blocks.length;
     }
-    return new ParentVectors(e.dimensions, aligned, ranges);
+    for (const f of list) {
+      const found = at.get(f.previous.doc_id);
+      if (!found) throw new StoreError('store_corrupt', `segment ${segment} of the parent snapshot lacks ${f.previous.path}`);
+      const n = found.doc.blocks.length;
+      out.push({
+        doc: { ...found.doc, doc_id: f.doc_id, source_label: f.source_label, aliases: f.aliases },
+        rows: matrix && dims !== null ? matrix.slice(found.row * dims, (found.row + n) * dims) : null,
+      });
+    }
   }
-
-  rowsOf(docId: string, blocks: number): Float32Array[] | undefined {
-    const r = this.ranges.get(docId);
-    if (!r || r[1] !== blocks) return undefined;
-    return Array.from({ length: blocks }, (_, b) => this.matrix.subarray((r[0] + b) * this.dims, (r[0] + b + 1) * this.dims));
-  }
+  return out;
 }
 
 /**
@@ -225,6 +258,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
         app_version: pkg.version,
         sources: [],
         documents: [],
+        segments: [],
         failed_documents: [],
         chunking: opts.ingest.chunking,
         tokenizer: TOKENIZER_NAME,
@@ -237,80 +271,141 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
       try {
         await writeVersioned(path.join(work, FILES.manifest), manifest);
         let t = performance.now();
-        const previous = await reusableDocuments(dir, parentManifest, opts.ingest);
-        const ingest = await ingestSources(dir, opts.ingest, {
+        const reuse = reuseLevel(parentManifest, opts);
+        const parentFolder = parent ? dir.snapshotDir(parent) : '';
+        const ingest = await ingestSources<ManifestDocument>(dir, opts.ingest, {
           signal: opts.signal,
           pool: opts.pool,
-          previous,
+          previous: reuse === 'none' ? undefined : new Map(parentManifest!.documents.map((d) => [d.path, d])),
+          trustMtimeBefore: parentManifest ? Date.parse(parentManifest.created_at) - MTIME_GRANULARITY_MS : undefined,
           gate: opts.gate,
           onProgress: (p) => opts.onProgress?.({ stage: 'ingest', done: p.done, total: p.total }),
         });
-        manifest.stats.durations_ms.ingest = Math.round(performance.now() - t);
         manifest.sources = ingest.sources;
         const failed = [...ingest.failed_documents];
-        let documents = [...ingest.documents].sort((a, b) => (a.doc_id < b.doc_id ? -1 : a.doc_id > b.doc_id ? 1 : 0));
+
+        // Unchanged documents stay in their parent segment unless it is merged, or the document's id or
+        // source changed (then it is rewritten, still unparsed).
+        const stays = new Map<string, Array<ReusedFile<ManifestDocument>>>();
+        const rewrite: Array<ReusedFile<ManifestDocument>> = [];
+        for (const r of ingest.reused) {
+          const p = r.previous;
+          const same = reuse === 'segments' && r.doc_id === p.doc_id && r.source_label === p.source_label && JSON.stringify(r.aliases) === JSON.stringify(p.aliases);
+          if (!same) rewrite.push(r);
+          else {
+            const list = stays.get(p.segment);
+            if (list) list.push(r);
+            else stays.set(p.segment, [r]);
+          }
+        }
+        const parentSegments = reuse === 'segments' ? parentManifest!.segments : [];
+        const uses = parentSegments.map((sg) => ({ id: sg.id, blocks: sg.blocks, live: (stays.get(sg.id) ?? []).reduce((n, r) => n + r.previous.blocks, 0) }));
+        const incoming = [...rewrite.map((r) => r.previous.blocks), ...ingest.documents.map((d) => d.blocks.length)].reduce((a, b) => a + b, 0);
+        const merged = planMerges(uses, incoming);
+        for (const id of merged) rewrite.push(...(stays.get(id) ?? []));
+        const keptSegments = parentSegments.filter((sg) => !merged.has(sg.id) && (stays.get(sg.id)?.length ?? 0) > 0);
+        const dimsOfParent = reuse === 'segments' && parentManifest!.embedding.provider !== 'none' ? parentManifest!.embedding.dimensions : null;
+        const carried = await carryOver(parentFolder, rewrite, dimsOfParent);
+        manifest.stats.durations_ms.ingest = Math.round(performance.now() - t);
 
         t = performance.now();
-        let vectorsByDoc: Map<string, Float32Array[]> | null = null;
-        let fromParent = new Set<string>();
+        // Documents of the new segment: carried ones with their vector rows, and the rest, embedded.
+        let fresh: Document[] = [...ingest.documents, ...carried.filter((c) => !c.rows && opts.embedding.provider !== 'none').map((c) => c.doc)];
+        const rowsOf = new Map<string, Float32Array>();
+        for (const c of carried) if (c.rows) rowsOf.set(c.doc.doc_id, c.rows);
+        const withRows = carried.filter((c) => c.rows || opts.embedding.provider === 'none').map((c) => c.doc);
+        let vectorsByDoc = new Map<string, Float32Array[]>();
+        let dims: number | null = dimsOfParent;
         if (opts.embedding.provider !== 'none') {
-          const parentVectors = await ParentVectors.load(dir, parentManifest, opts.embedding);
-          const e = await embedDocuments(dir, documents, opts.embedding, opts.embeddingApiKey, failed, opts, parentVectors, ingest.reused);
-          documents = e.kept;
+          const e = await embedDocuments(dir, fresh, opts.embedding, opts.embeddingApiKey, failed, opts);
+          fresh = e.kept;
           vectorsByDoc = e.vectorsByDoc;
-          fromParent = e.fromParent;
-          manifest.embedding = embeddingInfo(e.dims);
-          Object.assign(manifest.stats, { embedded_blocks: e.embedded, cached_embeddings: e.cached, embedding_tokens: e.tokens, embedding_requests: e.requests });
+          dims = e.dims ?? dims;
+          const linkedBlocks = keptSegments.reduce((n, sg) => n + uses.find((u) => u.id === sg.id)!.live, 0);
+          const carriedBlocks = [...rowsOf.values()].reduce((n, r) => n + r.length / dims!, 0);
+          manifest.embedding = embeddingInfo(dims);
+          Object.assign(manifest.stats, { embedded_blocks: e.embedded, cached_embeddings: e.cached + linkedBlocks + carriedBlocks, embedding_tokens: e.tokens, embedding_requests: e.requests });
         }
         manifest.stats.durations_ms.embed = Math.round(performance.now() - t);
 
         opts.signal?.throwIfAborted();
         t = performance.now();
         opts.onProgress?.({ stage: 'index', done: 0, total: 1 });
-        const { blockRefs, docRanges } = globalBlockOrder(documents);
-        const texts = blockRefs.map(([d, b]) => documents[d]!.blocks[b]!.text);
-        const bm25 = await buildBm25Yielding(texts, opts.signal);
+        const newDocs = [...withRows, ...fresh].sort(byDocId);
+        const texts = newDocs.flatMap((d) => d.blocks.map((b) => b.text));
+        const bm25 = newDocs.length ? await buildBm25Yielding(texts, opts.signal) : null;
         manifest.stats.durations_ms.index = Math.round(performance.now() - t);
 
         t = performance.now();
         opts.onProgress?.({ stage: 'write', done: 0, total: 1 });
-        let matrix: Float32Array | null = null;
-        if (vectorsByDoc && manifest.embedding.provider !== 'none') {
-          const dims = manifest.embedding.dimensions;
-          matrix = new Float32Array(blockRefs.length * dims);
-          blockRefs.forEach(([d, b], row) => matrix!.set(vectorsByDoc.get(documents[d]!.doc_id)![b]!, row * dims));
-          // Rows copied from the parent are normalised already; normalising again could move their last bits.
-          documents.forEach((doc, d) => {
-            if (!fromParent.has(doc.doc_id)) normalizeRows(matrix!.subarray(docRanges[d]![0] * dims, docRanges[d]![1] * dims), dims);
-          });
+        const withVectors = manifest.embedding.provider !== 'none';
+        for (const sg of keptSegments) await linkSegment(segmentDir(parentFolder, sg.id), segmentDir(work, sg.id), withVectors);
+        const segments: ManifestSegment[] = keptSegments.map((sg) => ({ ...sg }));
+        const newSegment = newSegmentId(now.getTime());
+        if (bm25) {
+          let matrix: Float32Array | null = null;
+          if (manifest.embedding.provider !== 'none') {
+            const d = manifest.embedding.dimensions;
+            matrix = new Float32Array(texts.length * d);
+            let row = 0;
+            for (const doc of newDocs) {
+              const carriedRows = rowsOf.get(doc.doc_id);
+              if (carriedRows) matrix.set(carriedRows, row * d); // normalised already; normalising again could move their last bits
+              else {
+                vectorsByDoc.get(doc.doc_id)!.forEach((v, b) => matrix!.set(v, (row + b) * d));
+                normalizeRows(matrix.subarray(row * d, (row + doc.blocks.length) * d), d);
+              }
+              row += doc.blocks.length;
+            }
+          }
+          await writeSegment(segmentDir(work, newSegment), newDocs, bm25, matrix);
+          segments.push({ id: newSegment, documents: newDocs.length, blocks: texts.length });
         }
-        await writeIndexFiles(work, documents, bm25, matrix);
         manifest.stats.durations_ms.write = Math.round(performance.now() - t);
 
-        manifest.documents = documents.map((d) => ({
-          doc_id: d.doc_id,
-          path: d.path,
-          title: d.title,
-          content_hash: d.content_hash,
-          blocks: d.blocks.length,
-          tokens: d.blocks.reduce((n, b) => n + b.token_count, 0),
-          reused: ingest.reused.has(d.path),
-        }));
+        const keptIds = new Set(keptSegments.map((sg) => sg.id));
+        const carriedIds = new Set(carried.map((c) => c.doc.doc_id));
+        const entries: ManifestDocument[] = [];
+        const rewritten = new Map(rewrite.map((r) => [r.doc_id, r]));
+        for (const r of ingest.reused) {
+          if (keptIds.has(r.previous.segment) && rewritten.get(r.doc_id) !== r) entries.push({ ...r.previous, byte_size: r.byte_size, mtime_ms: r.mtime_ms, reused: true });
+        }
+        for (const d of newDocs) {
+          const reusedFile = carriedIds.has(d.doc_id) ? rewritten.get(d.doc_id) : undefined;
+          entries.push({
+            doc_id: d.doc_id,
+            path: d.path,
+            title: d.title,
+            content_hash: d.content_hash,
+            byte_size: reusedFile ? reusedFile.byte_size : d.byte_size,
+            mtime_ms: reusedFile ? reusedFile.mtime_ms : (ingest.mtimes.get(d.path) ?? 0),
+            source_label: d.source_label,
+            aliases: d.aliases,
+            blocks: d.blocks.length,
+            tokens: d.blocks.reduce((n, b) => n + b.token_count, 0),
+            reused: reusedFile !== undefined,
+            segment: newSegment,
+          });
+        }
+        manifest.documents = entries.sort(byDocId);
+        manifest.segments = segments;
         manifest.failed_documents = failed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+        const documents = manifest.documents;
         const state: SnapshotState = documents.length === 0 && failed.length > 0 ? 'failed' : failed.length > 0 ? 'ready_partial' : 'ready';
         manifest.state = state;
         manifest.error = state === 'failed' ? `no document could be indexed (${failed.length} failed)` : null;
         Object.assign(manifest.stats, {
           documents: documents.length,
-          blocks: blockRefs.length,
+          blocks: documents.reduce((n, d) => n + d.blocks, 0),
           failed_documents: failed.length,
-          reused_documents: manifest.documents.filter((d) => d.reused).length,
+          reused_documents: documents.filter((d) => d.reused).length,
         });
         manifest.finished_at = new Date().toISOString();
-        await writeVersioned(path.join(work, FILES.manifest), manifest);
-        await fsyncDir(work);
+        // Compact: a manifest lists every document, and builds read and write it on every run.
+        await writeVersioned(path.join(work, FILES.manifest), manifest, { compact: true });
+        fsyncDirSync(work);
         await fs.rename(work, dir.snapshotDir(id));
-        await fsyncDir(dir.snapshotsDir);
+        fsyncDirSync(dir.snapshotsDir);
       } catch (err) {
         await fs.rm(work, { recursive: true, force: true }).catch(() => undefined);
         throw err;
@@ -320,36 +415,12 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
       const usable = manifest.state === 'ready' || manifest.state === 'ready_partial';
       const upstreamFailed = manifest.failed_documents.some((f) => f.stage === 'embed');
       const activated = usable && (!upstreamFailed || parent === null);
-      if (activated) await activateSnapshot(dir, id);
+      if (activated) await pointActiveTo(dir, id);
       await applyRetention(dir, opts.retention ?? DEFAULT_RETENTION);
       return { manifest, activated };
     },
     'build',
   );
-}
-
-/** Writes a snapshot's data files (documents, keyword index, vectors) into a folder, each fsynced. */
-export async function writeIndexFiles(folder: string, documents: Document[], bm25: Bm25Data, matrix: Float32Array | null): Promise<void> {
-  await writeVersioned(path.join(folder, FILES.documents), { formatVersion: SNAPSHOT_FORMAT_VERSION, documents }, { compact: true });
-  await writePack(path.join(folder, FILES.keyword), { terms: bm25.terms }, { offsets: bm25.offsets, blocks: bm25.blocks, tfs: bm25.tfs, docLengths: bm25.docLengths });
-  if (!matrix) return;
-  const h = await fs.open(path.join(folder, FILES.vectors), 'w');
-  try {
-    await h.writeFile(new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength));
-    await h.sync();
-  } finally {
-    await h.close();
-  }
-}
-
-/**
- * The parent snapshot's documents by path, when they were built with the same chunking, tokenizer and
- * document schema: those are the documents an unchanged file may reuse unparsed.
- */
-async function reusableDocuments(dir: DataDir, parent: SnapshotManifest | null, ingest: IngestOptions): Promise<Map<string, Document> | undefined> {
-  if (!parent || parent.tokenizer !== TOKENIZER_NAME || JSON.stringify(parent.chunking) !== JSON.stringify(ingest.chunking)) return undefined;
-  const payload = await readVersioned(path.join(dir.snapshotDir(parent.id), FILES.documents), SNAPSHOT_FORMAT_VERSION, DocumentsPayload).catch(() => null);
-  return payload ? new Map(payload.documents.map((d) => [d.path, d])) : undefined;
 }
 
 export interface RetentionPolicy {
@@ -361,16 +432,44 @@ export interface RetentionPolicy {
 
 export const DEFAULT_RETENTION: RetentionPolicy = { keep: 5, keepDays: null };
 
+/** `s<yyyymmdd>T<hhmmssmmm>-<hex>`, as newSnapshotId makes them: the id says when the build began. */
+const ID_TIME = /^s(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})-[0-9a-f]+$/;
+
+function timeOfId(id: string): number | null {
+  const m = ID_TIME.exec(id);
+  return m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!, +m[7]!) : null;
+}
+
 /**
  * Deletes finished snapshots that are neither among the newest `keep` nor younger than `keepDays`;
- * the active snapshot and any snapshot pinned by a running request are never deleted.
+ * the active snapshot and any snapshot pinned by a running request are never deleted. Ages come from
+ * the ids (no manifest is read for them), so retention stays cheap however many documents the
+ * snapshots hold; snapshots of an older format are aged and removed the same way.
  */
 export async function applyRetention(dir: DataDir, policy: RetentionPolicy, now = new Date()): Promise<string[]> {
   const active = await readActiveId(dir);
-  const finished = (await listSnapshots(dir)).filter((m) => m.state !== 'building' && m.id !== active);
+  let names: string[];
+  try {
+    names = await fs.readdir(dir.snapshotsDir);
+  } catch {
+    return [];
+  }
+  const finished: Array<{ id: string; time: number }> = [];
+  for (const id of names) {
+    if (id === active || id.endsWith(BUILDING_SUFFIX) || id.endsWith('.deleting')) continue;
+    let time = timeOfId(id);
+    if (time === null) {
+      // Not named by a build (made by hand or by a tool): its manifest says when, or it is left alone.
+      const m = await readManifest(dir, id).catch(() => null);
+      if (!m) continue;
+      time = Date.parse(m.created_at);
+    }
+    finished.push({ id, time });
+  }
+  finished.sort((a, b) => b.time - a.time || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   const deleted: string[] = [];
   for (const m of finished.slice(policy.keep)) {
-    if (policy.keepDays !== null && now.getTime() - Date.parse(m.created_at) < policy.keepDays * 86_400_000) continue;
+    if (policy.keepDays !== null && now.getTime() - m.time < policy.keepDays * 86_400_000) continue;
     if (await isPinned(dir, m.id)) continue;
     await fs.rm(dir.snapshotDir(m.id), { recursive: true, force: true });
     deleted.push(m.id);

@@ -82,8 +82,11 @@ export async function loadRegistry(dir: DataDir): Promise<RegistryEntry[]> {
 /** Assigns ids for a scan and persists the registry atomically under the store lock. */
 export async function registerDocuments(dir: DataDir, seen: readonly SeenFile[]): Promise<Map<string, string>> {
   return withStoreLock(dir, async () => {
-    const { ids, entries } = assignDocIds(await loadRegistry(dir), seen);
-    await writeVersioned(dir.documentsFile, { formatVersion: DOCUMENTS_FORMAT_VERSION, entries });
+    const before = await loadRegistry(dir);
+    const { ids, entries } = assignDocIds(before, seen);
+    // Entries come out sorted by doc_id, so an unchanged registry compares equal and is not rewritten.
+    // Compact: it lists every file ever seen.
+    if (JSON.stringify(entries) !== JSON.stringify(before)) await writeVersioned(dir.documentsFile, { formatVersion: DOCUMENTS_FORMAT_VERSION, entries }, { compact: true });
     return ids;
   });
 }

@@ -1,16 +1,27 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeDurable } from './durable-write';
 import { StoreError, errorMessage } from './errors';
 
 /**
  * Persistent embedding cache: an unchanged block is never embedded twice. One folder per
  * (endpoint family, model, dimensions); entries keyed by sha256 of the normalised text (NFC, white space
- * folded). Each build appends one segment file `seg-*.bin` of records [32-byte key][dims × float32 LE],
- * written atomically, so a crash loses at most the segment being written and never damages others.
+ * folded). Each build that embeds something adds one segment file, written atomically, so a crash loses
+ * at most the segment being written and never damages others.
+ *
+ * Segment format 2 (`seg-*.dqe`): `DQEC`, u32 version, u32 dims, u32 count, then the count 32-byte keys
+ * sorted bytewise, then the vectors (dims × float32 LE each) in the same order. A lookup reads only the
+ * key blocks and binary-searches them; vectors are read for the hits alone (the whole block when most
+ * of a segment is wanted). A one-file edit of a large collection so costs a few small reads, not a load
+ * of every vector ever embedded. Format 1 (`seg-*.bin`, records of [key][vector]) is still read.
  */
-export const EMBEDDING_CACHE_FORMAT_VERSION = 1;
+export const EMBEDDING_CACHE_FORMAT_VERSION = 2;
+const MAGIC = 'DQEC';
+const HEADER = 16;
+const KEY = 32;
+/** Segments a cache folder holds before the smallest are merged. */
+const MAX_SEGMENTS = 8;
 
 export function normalizeForEmbedding(text: string): string {
   return text.normalize('NFC').replace(/\s+/g, ' ').trim();
@@ -20,8 +31,47 @@ export function embeddingKey(text: string): string {
   return crypto.createHash('sha256').update(normalizeForEmbedding(text)).digest('hex');
 }
 
+interface Segment {
+  file: string;
+  count: number;
+  /** count × 32 bytes, sorted. */
+  keys: Buffer;
+  /** Byte offset of the vector block in the file (format 2). */
+  vectorsAt: number;
+  /** The vectors, once read (format 1 segments are read whole). */
+  vectors: Float32Array | null;
+}
+
+/** Index of `key` in a sorted key block, or -1. */
+function find(keys: Buffer, count: number, key: Buffer): number {
+  let lo = 0;
+  let hi = count - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = keys.compare(key, 0, KEY, mid * KEY, mid * KEY + KEY);
+    if (c === 0) return mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Reads `length` bytes at `position`, all of them. */
+async function readAt(h: fs.FileHandle, target: Uint8Array, position: number): Promise<void> {
+  let done = 0;
+  while (done < target.length) {
+    const { bytesRead } = await h.read(target, done, target.length - done, position + done);
+    if (bytesRead === 0) throw new Error('file ended early');
+    done += bytesRead;
+  }
+}
+
 export class EmbeddingCache {
-  private entries: Map<string, Float32Array> | null = null;
+  private segments: Segment[] | null = null;
+  /** Vectors added by this process (not yet in a segment this instance has read). */
+  private readonly fresh = new Map<string, Float32Array>();
+  /** meta.json is known to be on disk as it should be. */
+  private metaWritten = false;
   readonly dir: string;
   /** Vector size: the requested `dimensions`, or learnt from the first vectors (then kept in meta.json). */
   dims: number | null;
@@ -37,9 +87,9 @@ export class EmbeddingCache {
     this.dims = requestedDims;
   }
 
-  private async load(): Promise<Map<string, Float32Array>> {
-    if (this.entries) return this.entries;
-    const map = new Map<string, Float32Array>();
+  private async open(): Promise<Segment[]> {
+    if (this.segments) return this.segments;
+    const segments: Segment[] = [];
     if (this.dims === null) {
       try {
         const meta = JSON.parse(await fs.readFile(path.join(this.dir, 'meta.json'), 'utf8')) as { dims?: unknown };
@@ -48,55 +98,157 @@ export class EmbeddingCache {
         // No meta yet: nothing cached for this model.
       }
     }
-    if (this.dims === null) {
-      this.entries = map;
-      return map;
-    }
-    const dims = this.dims;
+    if (this.dims === null) return (this.segments = segments);
     let names: string[] = [];
     try {
-      names = (await fs.readdir(this.dir)).filter((n) => n.startsWith('seg-') && n.endsWith('.bin')).sort();
+      names = (await fs.readdir(this.dir)).filter((n) => n.startsWith('seg-')).sort();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new StoreError('store_io', `cannot read ${this.dir}: ${errorMessage(err)}`);
     }
-    const rec = 32 + dims * 4;
     for (const n of names) {
-      const buf = await fs.readFile(path.join(this.dir, n));
-      // A segment of the wrong size is ignored whole: entries are only a cache and are recomputed.
-      if (buf.length % rec !== 0) continue;
-      // Vectors are views into the segment's bytes (records keep 4-byte alignment); a copy only when the
-      // buffer itself is not 4-byte aligned (a large readFile never is: it owns its memory from offset 0).
-      const aligned = buf.byteOffset % 4 === 0 ? buf : Buffer.from(new Uint8Array(buf));
-      for (let off = 0; off < aligned.length; off += rec) map.set(aligned.toString('hex', off, off + 32), new Float32Array(aligned.buffer, aligned.byteOffset + off + 32, dims));
+      const file = path.join(this.dir, n);
+      // A segment that cannot be read or has the wrong shape is skipped whole: entries are only a cache.
+      const seg = n.endsWith('.dqe') ? await this.openSegment(file).catch(() => null) : n.endsWith('.bin') ? await this.readFormat1(file).catch(() => null) : null;
+      if (seg) segments.push(seg);
     }
-    this.entries = map;
-    return map;
+    return (this.segments = segments);
+  }
+
+  private async openSegment(file: string): Promise<Segment | null> {
+    const h = await fs.open(file, 'r');
+    try {
+      const { size } = await h.stat();
+      const head = Buffer.alloc(HEADER);
+      await readAt(h, head, 0);
+      if (head.toString('latin1', 0, 4) !== MAGIC || head.readUInt32LE(4) !== EMBEDDING_CACHE_FORMAT_VERSION || head.readUInt32LE(8) !== this.dims) return null;
+      const count = head.readUInt32LE(12);
+      if (size !== HEADER + count * (KEY + this.dims! * 4)) return null;
+      const keys = Buffer.alloc(count * KEY);
+      await readAt(h, keys, HEADER);
+      return { file, count, keys, vectorsAt: HEADER + count * KEY, vectors: null };
+    } finally {
+      await h.close();
+    }
+  }
+
+  /** Format 1: records of [key][vector], read whole and sorted in memory. */
+  private async readFormat1(file: string): Promise<Segment | null> {
+    const dims = this.dims!;
+    const buf = await fs.readFile(file);
+    const rec = KEY + dims * 4;
+    if (buf.length % rec !== 0) return null;
+    const count = buf.length / rec;
+    const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => buf.compare(buf, b * rec, b * rec + KEY, a * rec, a * rec + KEY));
+    const keys = Buffer.alloc(count * KEY);
+    const vectors = new Float32Array(count * dims);
+    order.forEach((r, i) => {
+      buf.copy(keys, i * KEY, r * rec, r * rec + KEY);
+      for (let j = 0; j < dims; j++) vectors[i * dims + j] = buf.readFloatLE(r * rec + KEY + j * 4);
+    });
+    return { file, count, keys, vectorsAt: 0, vectors };
+  }
+
+  /** Cached vectors of the given keys (hex); keys not cached are absent from the result. */
+  async getMany(keys: readonly string[]): Promise<Map<string, Float32Array>> {
+    const segments = await this.open();
+    const out = new Map<string, Float32Array>();
+    const wanted: Array<[string, Buffer]> = [];
+    for (const k of new Set(keys)) {
+      const v = this.fresh.get(k);
+      if (v) out.set(k, v);
+      else wanted.push([k, Buffer.from(k, 'hex')]);
+    }
+    const dims = this.dims;
+    if (dims === null) return out;
+    for (const seg of segments) {
+      const hits: Array<[string, number]> = [];
+      for (const [k, b] of wanted) {
+        if (out.has(k)) continue;
+        const i = find(seg.keys, seg.count, b);
+        if (i >= 0) hits.push([k, i]);
+      }
+      if (hits.length === 0) continue;
+      // Most of a segment wanted: one read of its whole vector block beats a read per hit.
+      if (!seg.vectors && hits.length * 4 >= seg.count) seg.vectors = await this.readVectors(seg, 0, seg.count);
+      for (const [k, i] of hits) out.set(k, seg.vectors ? seg.vectors.slice(i * dims, (i + 1) * dims) : await this.readVectors(seg, i, 1));
+    }
+    return out;
+  }
+
+  private async readVectors(seg: Segment, first: number, count: number): Promise<Float32Array> {
+    const dims = this.dims!;
+    const out = new Float32Array(count * dims);
+    const h = await fs.open(seg.file, 'r');
+    try {
+      await readAt(h, new Uint8Array(out.buffer), seg.vectorsAt + first * dims * 4);
+    } catch (err) {
+      throw new StoreError('store_io', `cannot read the embedding cache ${seg.file}: ${errorMessage(err)}`, { cause: err });
+    } finally {
+      await h.close();
+    }
+    // Stored little-endian; every platform Node runs on reads Float32Array little-endian.
+    return out;
   }
 
   async get(key: string): Promise<Float32Array | undefined> {
-    return (await this.load()).get(key);
+    return (await this.getMany([key])).get(key);
   }
 
   async putAll(items: ReadonlyArray<readonly [string, Float32Array]>): Promise<void> {
     if (items.length === 0) return;
-    const map = await this.load();
-    const fresh = items.filter(([k]) => !map.has(k));
-    if (fresh.length === 0) return;
-    const dims = (this.dims ??= fresh[0]![1].length);
-    const rec = 32 + dims * 4;
-    const buf = Buffer.alloc(fresh.length * rec);
-    fresh.forEach(([k, v], i) => {
+    const known = await this.getMany(items.map(([k]) => k));
+    const unique = new Map<string, Float32Array>();
+    for (const [k, v] of items) if (!known.has(k)) unique.set(k, v);
+    if (unique.size === 0) return;
+    await this.writeSegment(unique);
+    for (const [k, v] of unique) this.fresh.set(k, v);
+  }
+
+  /**
+   * Keeps lookups cheap as builds add segments: past MAX_SEGMENTS, the smallest segments are merged
+   * into one (size-tiered, so a large segment is rarely rewritten). The merged segment is written before
+   * the old ones are removed: a crash in between leaves duplicates, which are harmless.
+   */
+  async compact(): Promise<void> {
+    const segments = await this.open();
+    if (segments.length <= MAX_SEGMENTS || this.dims === null) return;
+    const dims = this.dims;
+    const victims = [...segments].sort((a, b) => a.count - b.count).slice(0, segments.length - MAX_SEGMENTS / 2 + 1);
+    const merged = new Map<string, Float32Array>();
+    for (const seg of victims) {
+      const vectors = seg.vectors ?? (await this.readVectors(seg, 0, seg.count));
+      for (let i = 0; i < seg.count; i++) {
+        const k = seg.keys.toString('hex', i * KEY, i * KEY + KEY);
+        if (!merged.has(k)) merged.set(k, vectors.subarray(i * dims, (i + 1) * dims));
+      }
+    }
+    await this.writeSegment(merged);
+    for (const seg of victims) await fs.rm(seg.file, { force: true });
+    this.segments = null; // re-read on next use
+  }
+
+  private async writeSegment(unique: ReadonlyMap<string, Float32Array>): Promise<void> {
+    const dims = (this.dims ??= unique.values().next().value!.length);
+    const sorted = [...unique].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const count = sorted.length;
+    const buf = Buffer.alloc(HEADER + count * (KEY + dims * 4));
+    buf.write(MAGIC, 0, 'latin1');
+    buf.writeUInt32LE(EMBEDDING_CACHE_FORMAT_VERSION, 4);
+    buf.writeUInt32LE(dims, 8);
+    buf.writeUInt32LE(count, 12);
+    sorted.forEach(([k, v], i) => {
       if (v.length !== dims) throw new Error(`vector of ${v.length} dimensions in a ${dims}-dimension cache`);
-      Buffer.from(k, 'hex').copy(buf, i * rec);
-      for (let j = 0; j < dims; j++) buf.writeFloatLE(v[j]!, i * rec + 32 + j * 4);
+      buf.write(k, HEADER + i * KEY, 'hex');
+      for (let j = 0; j < dims; j++) buf.writeFloatLE(v[j]!, HEADER + count * KEY + (i * dims + j) * 4);
     });
     try {
       await fs.mkdir(this.dir, { recursive: true });
-      await writeFileAtomic(path.join(this.dir, 'meta.json'), JSON.stringify({ formatVersion: EMBEDDING_CACHE_FORMAT_VERSION, family: this.family, model: this.model, dims }), { fsync: true });
-      await writeFileAtomic(path.join(this.dir, `seg-${Date.now().toString(36)}-${crypto.randomBytes(4).toString('hex')}.bin`), buf, { fsync: true });
+      const meta = JSON.stringify({ formatVersion: EMBEDDING_CACHE_FORMAT_VERSION, family: this.family, model: this.model, dims });
+      if (!this.metaWritten && (await fs.readFile(path.join(this.dir, 'meta.json'), 'utf8').catch(() => '')) !== meta) await writeDurable(path.join(this.dir, 'meta.json'), meta);
+      this.metaWritten = true;
+      await writeDurable(path.join(this.dir, `seg-${Date.now().toString(36)}-${crypto.randomBytes(4).toString('hex')}.dqe`), buf);
     } catch (err) {
       throw new StoreError('store_io', `cannot write the embedding cache: ${errorMessage(err)}`, { cause: err });
     }
-    for (const [k, v] of fresh) map.set(k, v);
   }
 }

@@ -48,7 +48,7 @@ export class IngestError extends DocQaError {
 /** Persisted state that cannot be read: wrong version, truncated, invalid. Never silently replaced. */
 export class StoreError extends DocQaError {
   constructor(
-    code: 'store_corrupt' | 'store_future_version' | 'store_locked' | 'store_io',
+    code: 'store_corrupt' | 'store_future_version' | 'store_old_version' | 'store_locked' | 'store_io',
     message: string,
     options?: { cause?: unknown },
   ) {

@@ -6,7 +6,14 @@ import { IngestError, errorMessage } from './errors';
 import type { Document, FailedDocument, IngestOptions } from './model';
 import { parserFor, SUPPORTED_EXTENSIONS } from './parsers/registry';
 
-export type IngestOutcome = { ok: true; document: Document } | { ok: false; failure: FailedDocument };
+/** `mtime_ms`: the file's modification time when it was read (set by ingestFile, not ingestBytes). */
+export type IngestOutcome = { ok: true; document: Document; mtime_ms?: number } | { ok: false; failure: FailedDocument };
+
+/** A file's bytes with the modification time they were read at. */
+export interface FileBytes {
+  bytes: Uint8Array;
+  mtime_ms: number;
+}
 
 export interface FileIdentity {
   doc_id: string;
@@ -43,19 +50,21 @@ function checkSize(size: number, options: IngestOptions): void {
 }
 
 /** Reads the file's bytes, failing early on what can be known before parsing. */
-export async function readDocumentBytes(path: string, options: IngestOptions): Promise<Uint8Array> {
+export async function readDocumentBytes(path: string, options: IngestOptions): Promise<FileBytes> {
   if (!parserFor(path)) throw unsupportedFormat();
   let size: number;
+  let mtime_ms: number;
   try {
     const st = await fs.stat(path);
     if (!st.isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
     size = st.size;
+    mtime_ms = st.mtimeMs;
   } catch (err) {
     throw readFailure(err);
   }
   checkSize(size, options);
   try {
-    return await fs.readFile(path);
+    return { bytes: await fs.readFile(path), mtime_ms };
   } catch (err) {
     throw readFailure(err);
   }
@@ -66,7 +75,7 @@ export async function readDocumentBytes(path: string, options: IngestOptions): P
  * thread-pool round trips per file that dominate reading many small notes (measured: a third of a
  * worker's time on a 5,000-note folder).
  */
-export function readDocumentBytesSync(path: string, options: IngestOptions): Uint8Array {
+export function readDocumentBytesSync(path: string, options: IngestOptions): FileBytes {
   if (!parserFor(path)) throw unsupportedFormat();
   let fd: number;
   try {
@@ -76,16 +85,18 @@ export function readDocumentBytesSync(path: string, options: IngestOptions): Uin
   }
   try {
     let size: number;
+    let mtime_ms: number;
     try {
       const st = fsSync.fstatSync(fd);
       if (!st.isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
       size = st.size;
+      mtime_ms = st.mtimeMs;
     } catch (err) {
       throw readFailure(err);
     }
     checkSize(size, options);
     try {
-      return fsSync.readFileSync(fd);
+      return { bytes: fsSync.readFileSync(fd), mtime_ms };
     } catch (err) {
       throw readFailure(err);
     }
@@ -116,6 +127,8 @@ export interface UnchangedFile {
   ok: 'unchanged';
   path: string;
   content_hash: string;
+  byte_size: number;
+  mtime_ms: number;
 }
 
 export interface IngestFileOptions {
@@ -129,15 +142,16 @@ export interface IngestFileOptions {
 export async function ingestFile(path: string, identity: FileIdentity, options: IngestOptions, run?: Omit<IngestFileOptions, 'knownHash'>): Promise<IngestOutcome>;
 export async function ingestFile(path: string, identity: FileIdentity, options: IngestOptions, run: IngestFileOptions): Promise<IngestOutcome | UnchangedFile>;
 export async function ingestFile(path: string, identity: FileIdentity, options: IngestOptions, run: IngestFileOptions = {}): Promise<IngestOutcome | UnchangedFile> {
-  let bytes: Uint8Array;
+  let file: FileBytes;
   try {
-    bytes = run.syncRead ? readDocumentBytesSync(path, options) : await readDocumentBytes(path, options);
+    file = run.syncRead ? readDocumentBytesSync(path, options) : await readDocumentBytes(path, options);
   } catch (err) {
     return { ok: false, failure: failure(path, err) };
   }
   if (run.knownHash !== undefined) {
-    const hash = contentHash(bytes);
-    if (hash === run.knownHash) return { ok: 'unchanged', path, content_hash: hash };
+    const hash = contentHash(file.bytes);
+    if (hash === run.knownHash) return { ok: 'unchanged', path, content_hash: hash, byte_size: file.bytes.length, mtime_ms: file.mtime_ms };
   }
-  return ingestBytes(path, bytes, identity, options, run.signal);
+  const outcome = await ingestBytes(path, file.bytes, identity, options, run.signal);
+  return outcome.ok ? { ...outcome, mtime_ms: file.mtime_ms } : outcome;
 }

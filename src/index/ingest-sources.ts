@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { type DataDir } from './data-dir';
 import { registerDocuments } from './doc-registry';
 import { createIngestPool, type IngestPool, type ScanOutcome } from './ingest-pool';
@@ -14,22 +15,50 @@ export interface IngestProgress {
 
 export interface IngestRun {
   sources: Source[];
+  /** Documents parsed in this run, with stable doc_ids, by path. */
   documents: Document[];
   failed_documents: FailedDocument[];
-  /** Paths whose documents were taken over from `previous` unparsed. */
-  reused: Set<string>;
+  /** Files whose previous document still stands (same bytes), by path; not parsed again. */
+  reused: ReusedFile[];
+  /** Modification time of each parsed document's file when it was read, by path. */
+  mtimes: Map<string, number>;
 }
 
-export interface IngestRunOptions {
+/** What a previous build knew of a file: enough to tell it is unchanged without reading it. */
+export interface PreviousFile {
+  path: string;
+  content_hash: string;
+  byte_size: number;
+  mtime_ms: number;
+}
+
+/** A file unchanged since the previous build, with its stable doc_id, current source and stat. */
+export interface ReusedFile<P extends PreviousFile = PreviousFile> {
+  previous: P;
+  doc_id: string;
+  source_label: string;
+  aliases: string[];
+  byte_size: number;
+  mtime_ms: number;
+}
+
+export interface IngestRunOptions<P extends PreviousFile = PreviousFile> {
   signal?: AbortSignal;
   onProgress?: (p: IngestProgress) => void;
   /** Where reading and parsing run; by default a pool of worker threads (in-process without a worker script). */
   pool?: IngestPool;
   /**
-   * Documents from the previous snapshot (built with the same chunking and tokenizer), by path: a file
-   * whose bytes are unchanged is read and hashed but not parsed again (copy-on-write).
+   * Files of the previous snapshot (built with the same chunking and tokenizer), by path. A file whose
+   * size and modification time are unchanged is not even read; one whose bytes hash the same is not
+   * parsed (copy-on-write).
    */
-  previous?: ReadonlyMap<string, Document>;
+  previous?: ReadonlyMap<string, P>;
+  /**
+   * Size and time are trusted only for files last modified before this (ms since the epoch): a file
+   * written in the same moment the previous build read it could change again without its time moving
+   * (the "racy" case git also guards against), so it is hashed.
+   */
+  trustMtimeBefore?: number;
   /** Holds the batch between documents while paused. */
   gate?: PauseGate;
 }
@@ -38,13 +67,24 @@ const byPath = <T extends { path: string }>(a: T, b: T) => (a.path < b.path ? -1
 
 /** Placeholder until the registry has seen every file's content hash (renames are matched by content). */
 const PENDING_ID = '';
+/** Files stat'ed between two turns of the event loop (the extension host must stay responsive). */
+const STAT_BATCH = 256;
+
+/** Size and mtime of a file, or null when it cannot be stat'ed (the pool then reports why). */
+function statOf(file: string): { size: number; mtimeMs: number } | null {
+  try {
+    return fs.statSync(file);
+  } catch {
+    return null;
+  }
+}
 
 /**
- * Walks every source, then reads, hashes, parses and blocks each file (in worker threads), then assigns
- * stable doc_ids from the persisted registry. A bad file becomes a failed_documents entry and the batch
- * goes on. Output is sorted by path, so the same files give the same result.
+ * Walks every source, then reads, hashes, parses and blocks each changed file (in worker threads), then
+ * assigns stable doc_ids from the persisted registry. A bad file becomes a failed_documents entry and the
+ * batch goes on. Output is sorted by path, so the same files give the same result.
  */
-export async function ingestSources(dir: DataDir, options: IngestOptions, run: IngestRunOptions = {}): Promise<IngestRun> {
+export async function ingestSources<P extends PreviousFile = PreviousFile>(dir: DataDir, options: IngestOptions, run: IngestRunOptions<P> = {}): Promise<IngestRun & { reused: Array<ReusedFile<P>> }> {
   const { signal, onProgress } = run;
   const sources = await loadSources(dir);
   const files = new Map<string, SourceFile>();
@@ -58,19 +98,35 @@ export async function ingestSources(dir: DataDir, options: IngestOptions, run: I
   }
   const ordered = [...files.values()].sort(byPath);
 
+  // Unchanged size and time (and not racy): the previous document stands, nothing is read.
+  const outcomes: Array<ScanOutcome | undefined> = new Array(ordered.length);
+  const trustBefore = run.trustMtimeBefore ?? -Infinity;
+  if (run.previous) {
+    for (const [i, file] of ordered.entries()) {
+      if (i % STAT_BATCH === STAT_BATCH - 1) await new Promise<void>((r) => setImmediate(r));
+      const prev = run.previous.get(file.path);
+      if (!prev) continue;
+      const st = statOf(file.path);
+      if (st && st.size === prev.byte_size && st.mtimeMs === prev.mtime_ms && st.mtimeMs < trustBefore) {
+        outcomes[i] = { ok: 'unchanged', path: file.path, content_hash: prev.content_hash, byte_size: st.size, mtime_ms: st.mtimeMs };
+      }
+    }
+  }
+
   const pool = run.pool ?? createIngestPool(options);
-  const outcomes: ScanOutcome[] = new Array(ordered.length);
   const inFlight = new Set<Promise<void>>();
+  const toScan = ordered.flatMap((f, i) => (outcomes[i] ? [] : [i]));
   let done = 0;
   try {
-    for (const [i, file] of ordered.entries()) {
+    for (const i of toScan) {
+      const file = ordered[i]!;
       signal?.throwIfAborted();
       await run.gate?.passable(signal);
       const identity = { doc_id: PENDING_ID, source_label: file.source.label, aliases: file.source.aliases };
       const job: Promise<void> = pool.run(file.path, identity, signal, run.previous?.get(file.path)?.content_hash).then((o) => {
         outcomes[i] = o;
         inFlight.delete(job);
-        onProgress?.({ stage: 'parse', done: ++done, total: ordered.length });
+        onProgress?.({ stage: 'parse', done: ++done, total: toScan.length });
       });
       inFlight.add(job);
       // Keep every worker fed, and no more documents than that in flight.
@@ -83,17 +139,20 @@ export async function ingestSources(dir: DataDir, options: IngestOptions, run: I
   signal?.throwIfAborted();
 
   const documents: Document[] = [];
-  const reused = new Set<string>();
+  const reused: Array<ReusedFile<P>> = [];
+  const mtimes = new Map<string, number>();
   for (const [i, o] of outcomes.entries()) {
+    const file = ordered[i]!;
+    if (!o) throw new Error(`internal: no outcome for ${file.path}`);
     if (o.ok === 'unchanged') {
-      const prev = run.previous!.get(o.path)!;
-      // The source's label and aliases may have changed even though the file did not.
-      documents.push({ ...prev, source_label: ordered[i]!.source.label, aliases: ordered[i]!.source.aliases });
-      reused.add(o.path);
-    } else if (o.ok) documents.push(o.document);
-    else failed.push(o.failure);
+      reused.push({ previous: run.previous!.get(o.path)!, doc_id: PENDING_ID, source_label: file.source.label, aliases: file.source.aliases, byte_size: o.byte_size, mtime_ms: o.mtime_ms });
+    } else if (o.ok) {
+      documents.push(o.document);
+      mtimes.set(o.document.path, o.mtime_ms ?? 0);
+    } else failed.push(o.failure);
   }
-  const ids = await registerDocuments(dir, documents.map((d) => ({ path: d.path, content_hash: d.content_hash })));
+  const ids = await registerDocuments(dir, [...documents.map((d) => ({ path: d.path, content_hash: d.content_hash })), ...reused.map((r) => ({ path: r.previous.path, content_hash: r.previous.content_hash }))]);
   for (const d of documents) d.doc_id = ids.get(d.path)!;
-  return { sources, documents: documents.sort(byPath), failed_documents: failed.sort(byPath), reused };
+  for (const r of reused) r.doc_id = ids.get(r.previous.path)!;
+  return { sources, documents: documents.sort(byPath), failed_documents: failed.sort(byPath), reused, mtimes };
 }

@@ -1,7 +1,6 @@
-import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import { StoreError, errorMessage } from './errors';
-import { readWhole } from './read-file';
+import { readSmallOrWhole, writeDurable } from './durable-write';
 
 /**
  * Every persisted file is `{ formatVersion, ... }`. Writes go to a temp file, are fsynced and renamed
@@ -11,7 +10,8 @@ import { readWhole } from './read-file';
 export async function readVersioned<T extends z.ZodType>(file: string, currentVersion: number, schema: T): Promise<z.infer<T> | null> {
   let raw: string;
   try {
-    raw = Buffer.from((await readWhole(file)).buffer).toString('utf8');
+    const bytes = await readSmallOrWhole(file);
+    raw = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new StoreError('store_io', `cannot read ${file}: ${errorMessage(err)}`, { cause: err });
@@ -38,7 +38,7 @@ export async function readVersioned<T extends z.ZodType>(file: string, currentVe
 /** Small files are indented for people; `compact` is for large data files (a snapshot's documents), read by programs. */
 export async function writeVersioned<T extends { formatVersion: number }>(file: string, data: T, opts: { compact?: boolean } = {}): Promise<void> {
   try {
-    await writeFileAtomic(file, `${opts.compact ? JSON.stringify(data) : JSON.stringify(data, null, 2)}\n`, { fsync: true });
+    await writeDurable(file, `${opts.compact ? JSON.stringify(data) : JSON.stringify(data, null, 2)}\n`);
   } catch (err) {
     throw new StoreError('store_io', `cannot write ${file}: ${errorMessage(err)}`, { cause: err });
   }

@@ -1,27 +1,38 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Bm25Index } from './bm25-index';
-import { readPack } from './binary-pack';
+import { z } from 'zod';
+import { type Bm25Data, Bm25Index } from './bm25-index';
 import type { DataDir } from './data-dir';
 import { DocQaError, StoreError, errorMessage } from './errors';
 import { readVersioned, writeVersioned } from './json-file';
 import type { Document } from './model';
-import { ActivePointer, DocumentsPayload, SNAPSHOT_FORMAT_VERSION, SnapshotManifest } from './snapshot-manifest';
+import { ActivePointer, SNAPSHOT_FORMAT_VERSION, SnapshotManifest } from './snapshot-manifest';
+import { readSegmentDocuments, readSegmentKeyword, readSegmentVectors, segmentDir } from './segment-store';
 import { VectorIndex } from './vector-index';
-import { readWhole } from './read-file';
 import { isPinned } from './snapshot-pins';
 
 /**
- * Snapshots on disk: `snapshots/<id>/` holds manifest.json, documents.json, keyword.pack and (unless
- * keyword-only) vectors.f32; a build writes into `<id>.building/` and renames it when complete, so a
- * snapshot folder is complete and immutable. `active.json` points at the active one and is replaced
- * atomically (temp + fsync + rename), after the snapshot it names is fully on disk.
+ * Snapshots on disk: `snapshots/<id>/` holds manifest.json and `segments/<segment id>/` (see
+ * segment-store); a build writes into `<id>.building/` and renames it when complete, so a snapshot
+ * folder is complete and immutable. `active.json` points at the active one and is replaced atomically
+ * (temp + fsync + rename), after the snapshot it names is fully on disk.
  */
-export const FILES = { manifest: 'manifest.json', documents: 'documents.json', keyword: 'keyword.pack', vectors: 'vectors.f32' } as const;
+export const FILES = { manifest: 'manifest.json' } as const;
 export const BUILDING_SUFFIX = '.building';
 
 export async function readManifest(dir: DataDir, id: string): Promise<SnapshotManifest | null> {
-  return readVersioned(path.join(dir.snapshotDir(id), FILES.manifest), SNAPSHOT_FORMAT_VERSION, SnapshotManifest);
+  const file = path.join(dir.snapshotDir(id), FILES.manifest);
+  const raw = await readVersioned(file, SNAPSHOT_FORMAT_VERSION, z.looseObject({ formatVersion: z.number() }));
+  if (!raw) return null;
+  if (raw.formatVersion < SNAPSHOT_FORMAT_VERSION) {
+    throw new StoreError('store_old_version', `snapshot ${id} was written by an older DocQA (format ${raw.formatVersion}, now ${SNAPSHOT_FORMAT_VERSION}); run \`docqa index\` to build a current one, or delete it`);
+  }
+  const parsed = SnapshotManifest.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new StoreError('store_corrupt', `${file} does not match its schema at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
 }
 
 /** Every finished snapshot (and builds in progress, as `building`), newest first. */
@@ -51,14 +62,24 @@ export async function activateSnapshot(dir: DataDir, id: string): Promise<Snapsh
   if (!m) throw new DocQaError('snapshot_not_found', `no snapshot ${id}`);
   if (m.state !== 'ready' && m.state !== 'ready_partial') throw new DocQaError('snapshot_not_usable', `snapshot ${id} is ${m.state} and cannot be activated`);
   await loadSnapshot(dir, id);
-  await writeVersioned(dir.activeFile, { formatVersion: 1 as const, snapshot_id: id });
+  await pointActiveTo(dir, id);
   return m;
+}
+
+/**
+ * Moves the active pointer without the load check: for a build that has just written, fsynced and
+ * renamed the snapshot into place (loading it whole would cost as much as the incremental build).
+ */
+export async function pointActiveTo(dir: DataDir, id: string): Promise<void> {
+  await writeVersioned(dir.activeFile, { formatVersion: 1 as const, snapshot_id: id });
 }
 
 export async function deleteSnapshot(dir: DataDir, id: string): Promise<void> {
   if ((await readActiveId(dir)) === id) throw new DocQaError('snapshot_active', `snapshot ${id} is active; activate another one before deleting it`);
   if (await isPinned(dir, id)) throw new DocQaError('snapshot_pinned', `snapshot ${id} is being read by a running request; try again when it has finished`);
-  if (!(await readManifest(dir, id))) throw new DocQaError('snapshot_not_found', `no snapshot ${id}`);
+  // A snapshot of an older format cannot be used but can be deleted.
+  const exists = await readManifest(dir, id).catch((err: unknown) => (err instanceof StoreError && err.code === 'store_old_version' ? true : Promise.reject(err)));
+  if (!exists) throw new DocQaError('snapshot_not_found', `no snapshot ${id}`);
   // Rename first so that a half-deleted folder never looks like a snapshot.
   const trash = path.join(dir.snapshotsDir, `${id}.deleting`);
   await fs.rename(dir.snapshotDir(id), trash);
@@ -88,36 +109,74 @@ export function globalBlockOrder(documents: readonly Document[]): { blockRefs: A
   return { blockRefs, docRanges };
 }
 
+interface LoadedSegment {
+  documents: Document[];
+  bm25: Bm25Data;
+  folder: string;
+}
+
 export async function loadSnapshot(dir: DataDir, id: string): Promise<LoadedSnapshot> {
   const root = dir.snapshotDir(id);
   const manifest = await readManifest(dir, id);
   if (!manifest) throw new DocQaError('snapshot_not_found', `no snapshot ${id}`);
   if (manifest.state !== 'ready' && manifest.state !== 'ready_partial') throw new DocQaError('snapshot_not_usable', `snapshot ${id} is ${manifest.state}`);
-  const payload = await readVersioned(path.join(root, FILES.documents), SNAPSHOT_FORMAT_VERSION, DocumentsPayload);
-  if (!payload) throw new StoreError('store_corrupt', `snapshot ${id} has no ${FILES.documents}`);
-  const { blockRefs, docRanges } = globalBlockOrder(payload.documents);
-  const pack = await readPack(path.join(root, FILES.keyword));
-  const a = pack.arrays;
-  const bm25 = new Bm25Index({
-    terms: (pack.meta as { terms: string[] }).terms,
-    offsets: a.offsets as Uint32Array,
-    blocks: a.blocks as Uint32Array,
-    tfs: a.tfs as Uint16Array,
-    docLengths: a.docLengths as Uint32Array,
+  const segments: LoadedSegment[] = await Promise.all(
+    manifest.segments.map(async (seg) => {
+      const folder = segmentDir(root, seg.id);
+      const [documents, bm25] = await Promise.all([readSegmentDocuments(folder), readSegmentKeyword(folder)]);
+      const blocks = documents.reduce((n, d) => n + d.blocks.length, 0);
+      if (documents.length !== seg.documents || blocks !== seg.blocks || bm25.docLengths.length !== blocks) {
+        throw new StoreError('store_corrupt', `snapshot ${id}: segment ${seg.id} holds ${documents.length} documents / ${blocks} blocks (keyword index: ${bm25.docLengths.length}), the manifest says ${seg.documents} / ${seg.blocks}`);
+      }
+      return { documents, bm25, folder };
+    }),
+  );
+  // The live documents, wherever they are, in doc_id order: global block numbers (and so every
+  // tie-break) are the same as in a snapshot built in one piece.
+  const liveIn = new Map(manifest.documents.map((d) => [d.doc_id, d.segment]));
+  const live: Array<{ doc: Document; segment: number; localStart: number }> = [];
+  segments.forEach((seg, si) => {
+    let local = 0;
+    for (const doc of seg.documents) {
+      if (liveIn.get(doc.doc_id) === manifest.segments[si]!.id) live.push({ doc, segment: si, localStart: local });
+      local += doc.blocks.length;
+    }
   });
-  if (bm25.size !== blockRefs.length) throw new StoreError('store_corrupt', `snapshot ${id}: keyword index has ${bm25.size} blocks, documents have ${blockRefs.length}`);
+  if (live.length !== manifest.documents.length) throw new StoreError('store_corrupt', `snapshot ${id}: ${manifest.documents.length - live.length} documents are missing from their segments`);
+  live.sort((a, b) => (a.doc.doc_id < b.doc.doc_id ? -1 : a.doc.doc_id > b.doc.doc_id ? 1 : 0));
+  const documents = live.map((l) => l.doc);
+  const { blockRefs, docRanges } = globalBlockOrder(documents);
+  const total = blockRefs.length;
+  // One segment holding exactly the live documents is the snapshot as is: no mapping, no copy.
+  const whole = segments.length === 1 && segments[0]!.bm25.docLengths.length === total;
+  const toGlobal = segments.map((seg) => (whole ? null : new Int32Array(seg.bm25.docLengths.length).fill(-1)));
+  live.forEach((l, di) => {
+    const map = toGlobal[l.segment];
+    const [start, end] = docRanges[di]!;
+    if (map) for (let k = 0; k < end - start; k++) map[l.localStart + k] = start + k;
+  });
+  const bm25 = new Bm25Index(
+    segments.map((seg, si) => ({ data: seg.bm25, toGlobal: toGlobal[si]! })),
+    total,
+  );
   let vectors: VectorIndex | null = null;
   if (manifest.embedding.provider !== 'none') {
     const dims = manifest.embedding.dimensions;
-    const matrix = new Float32Array(blockRefs.length * dims);
-    try {
-      await readWhole(path.join(root, FILES.vectors), new Uint8Array(matrix.buffer));
-    } catch (err) {
-      throw new StoreError('store_corrupt', `snapshot ${id}: vectors.f32 unreadable: ${errorMessage(err)}`, { cause: err });
+    const matrix = new Float32Array(total * dims);
+    if (whole) await readSegmentVectors(segments[0]!.folder, total, dims, matrix);
+    else {
+      for (const [si, seg] of segments.entries()) {
+        const rows = await readSegmentVectors(seg.folder, seg.bm25.docLengths.length, dims);
+        live.forEach((l, di) => {
+          if (l.segment !== si) return;
+          const [start, end] = docRanges[di]!;
+          matrix.set(rows.subarray(l.localStart * dims, (l.localStart + end - start) * dims), start * dims);
+        });
+      }
     }
     vectors = new VectorIndex(matrix, dims);
   }
-  return { manifest, documents: payload.documents, blockRefs, docRanges, bm25, vectors };
+  return { manifest, documents, blockRefs, docRanges, bm25, vectors };
 }
 
 /** The active snapshot, loaded; null when none was ever activated. */

@@ -88,14 +88,26 @@ describe('docqa index and snapshots (fake embedding server over HTTP)', () => {
     assert.equal(second.reused_documents, 199, 'unchanged files are not parsed again (copy-on-write)');
     assert.equal(first.reused_documents, 0);
     assert.notEqual(second.snapshot_id, first.snapshot_id);
-    // Unchanged documents take their rows from the parent's vector file; the result is byte-identical to
-    // a build from scratch of the same files (same snapshot content, same search scores).
+    // Unchanged documents stay in the parent's segment (hard-linked, not rewritten); only the edited file
+    // makes a new segment.
+    const m2 = JSON.parse(fs.readFileSync(path.join(cli.store, 'snapshots', second.snapshot_id, 'manifest.json'), 'utf8')) as { segments: Array<{ id: string; documents: number }> };
+    assert.deepEqual(m2.segments.map((g) => g.documents), [200, 1]);
+    const shared = path.join('segments', m2.segments[0]!.id, 'vectors.f32');
+    assert.equal(fs.statSync(path.join(cli.store, 'snapshots', second.snapshot_id, shared)).ino, fs.statSync(path.join(cli.store, 'snapshots', first.snapshot_id, shared)).ino);
+    // The loaded snapshot is identical to one built from scratch of the same files: same documents, same
+    // vectors to the bit, same search hits and scores.
     const scratch = makeCli(env);
     scratch.json(['sources', 'add', dir, '--json']);
     const fresh = JSON.parse((await scratch.runAsync(['index', '--json'])).stdout) as IndexSummary;
     assert.equal(fresh.embedded_blocks, fresh.blocks, 'a new store has its own cache: everything is embedded again');
-    const vectors = (store: string, id: string) => fs.readFileSync(path.join(store, 'snapshots', id, 'vectors.f32'));
-    assert.ok(vectors(cli.store, second.snapshot_id).equals(vectors(scratch.store, fresh.snapshot_id)));
+    const a = await loadSnapshot(new DataDir(cli.store), second.snapshot_id);
+    const b = await loadSnapshot(new DataDir(scratch.store), fresh.snapshot_id);
+    assert.equal(JSON.stringify(a.documents.map((d) => d.blocks)), JSON.stringify(b.documents.map((d) => d.blocks)));
+    assert.ok(Buffer.from(a.vectors!.matrix.buffer).equals(Buffer.from(b.vectors!.matrix.buffer)));
+    for (const q of ['photosynthesis', 'subject42 details', 'item7 uses']) {
+      const qv = Float32Array.from(fakeEmbedding(q, 32));
+      assert.deepEqual(hybridSearch(a.bm25, a.vectors, q, qv, 10), hybridSearch(b.bm25, b.vectors, q, qv, 10), q);
+    }
   });
 
   it('two bad files give ready_partial naming both; the rest is searchable', async () => {

@@ -22,16 +22,46 @@ describe('ingestion in worker threads', () => {
       const threaded = await ingestSources(store, DEFAULT_INGEST_OPTIONS, { pool });
       const inProcess = await ingestSources(store, DEFAULT_INGEST_OPTIONS, { pool: createIngestPool(DEFAULT_INGEST_OPTIONS, null) });
       assert.equal(JSON.stringify(threaded), JSON.stringify(inProcess));
-      // Copy-on-write: documents taken over unparsed are the same bytes as freshly parsed ones.
-      const previous = new Map(threaded.documents.map((d) => [d.path, d]));
+      // Copy-on-write: files whose bytes hash the same are taken over unparsed, with the same ids.
+      const previous = new Map(threaded.documents.map((d) => [d.path, { path: d.path, content_hash: d.content_hash, byte_size: d.byte_size, mtime_ms: threaded.mtimes.get(d.path)!, doc_id: d.doc_id }]));
       const cow = await ingestSources(store, DEFAULT_INGEST_OPTIONS, { pool, previous });
-      assert.equal(cow.reused.size, threaded.documents.length);
-      assert.equal(JSON.stringify(cow.documents), JSON.stringify(threaded.documents));
+      assert.equal(cow.documents.length, 0);
+      assert.deepEqual(
+        cow.reused.map((r) => [r.previous.path, r.doc_id]),
+        threaded.documents.map((d) => [d.path, d.doc_id]),
+      );
       assert.ok(threaded.documents.length >= 15);
       assert.ok(threaded.failed_documents.some((f) => f.code === 'encrypted'));
     } finally {
       await pool.close();
     }
+  });
+
+  it('skips reading a file whose size and mtime are unchanged, except when it was modified too close to the previous build (racy)', async () => {
+    const root = tempDir();
+    const notes = path.join(root, 'notes');
+    fs.mkdirSync(notes);
+    const file = path.join(notes, 'a.md');
+    fs.writeFileSync(file, '# A\n\nalpha beta\n');
+    fs.writeFileSync(path.join(notes, 'b.md'), '# B\n\ngamma\n');
+    // A whole-second mtime, so that putting it back below is exact.
+    const mtime = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+    fs.utimesSync(file, mtime, mtime);
+    const store = new DataDir(path.join(root, 'store'));
+    await addSources(store, [notes]);
+    const first = await ingestSources(store, DEFAULT_INGEST_OPTIONS);
+    const previous = new Map(first.documents.map((d) => [d.path, { path: d.path, content_hash: d.content_hash, byte_size: d.byte_size, mtime_ms: first.mtimes.get(d.path)! }]));
+    // Same size, new bytes, old mtime put back: only reading the file can tell.
+    fs.writeFileSync(file, '# A\n\nalpha BETA\n');
+    fs.utimesSync(file, mtime, mtime);
+    const trusted = await ingestSources(store, DEFAULT_INGEST_OPTIONS, { previous, trustMtimeBefore: mtime.getTime() + 10_000 });
+    assert.equal(trusted.documents.length, 0, 'size and mtime matched: nothing was read');
+    assert.equal(trusted.reused.length, 2);
+    // The previous build began less than the granularity after the file's mtime: it is read and hashed.
+    const racy = await ingestSources(store, DEFAULT_INGEST_OPTIONS, { previous, trustMtimeBefore: mtime.getTime() });
+    assert.deepEqual(racy.documents.map((d) => path.basename(d.path)), ['a.md']);
+    assert.ok(racy.documents[0]!.blocks.some((b) => b.text.includes('BETA')));
+    assert.deepEqual(racy.reused.map((r) => path.basename(r.previous.path)), ['b.md']);
   });
 
   it('cancellation stops a batch with an AbortError and leaves the registry as it was', async () => {

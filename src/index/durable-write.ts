@@ -1,0 +1,47 @@
+import fs from 'node:fs';
+import writeFileAtomic from 'write-file-atomic';
+import { readWhole } from './read-file';
+
+/**
+ * Below this size a file is read or written with blocking calls: on the machines measured here one
+ * thread-pool round trip costs more than the write itself, and an incremental build makes dozens of such
+ * small writes (manifest, registry, pointer, a small segment). The extension host is blocked for well
+ * under a millisecond each. Larger files stay asynchronous, so a big build never freezes it.
+ */
+export const SMALL_FILE_BYTES = 1 << 20;
+
+/** Atomic, durable write (temp file, fsync, rename; write-file-atomic), blocking when small. */
+export async function writeDurable(file: string, content: string | Uint8Array): Promise<void> {
+  const data = typeof content === 'string' ? content : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+  const size = typeof data === 'string' ? data.length * 3 : data.byteLength;
+  if (size < SMALL_FILE_BYTES) writeFileAtomic.sync(file, data, { fsync: true });
+  else await writeFileAtomic(file, data, { fsync: true });
+}
+
+/**
+ * A whole file's bytes, read with one blocking call when small. The bytes start at offset 0 of their
+ * own buffer (a small read may come from Node's shared pool otherwise), so typed-array views on them
+ * keep the file's alignment.
+ */
+export async function readSmallOrWhole(file: string): Promise<Uint8Array> {
+  let size: number;
+  try {
+    size = fs.statSync(file).size;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw err;
+    return readWhole(file);
+  }
+  if (size >= SMALL_FILE_BYTES) return readWhole(file);
+  const bytes = fs.readFileSync(file);
+  return bytes.byteOffset === 0 ? bytes : new Uint8Array(bytes);
+}
+
+/** fsync of a directory, so the entries just created or renamed in it survive a crash. */
+export function fsyncDirSync(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

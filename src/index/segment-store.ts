@@ -1,0 +1,98 @@
+import crypto from 'node:crypto';
+import fsSync from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Bm25Data } from './bm25-index';
+import { readPack, writePack } from './binary-pack';
+import { fsyncDirSync, writeDurable } from './durable-write';
+import { StoreError, errorMessage } from './errors';
+import { readVersioned, writeVersioned } from './json-file';
+import type { Document } from './model';
+import { readWhole } from './read-file';
+import { DocumentsPayload, SEGMENT_FORMAT_VERSION } from './snapshot-manifest';
+
+/**
+ * A segment is one immutable set of index files for some documents: `documents.json` (the documents,
+ * doc_id order, blocks contiguous), `keyword.pack` (their BM25 postings, local block numbers) and
+ * `vectors.f32` (their L2-normalised rows, same order; absent in keyword-only snapshots). A snapshot
+ * holds its segments in `segments/<segment id>/`; segments the parent already had are hard-linked into
+ * the new snapshot, never copied or rewritten, so each snapshot folder stays complete on its own and
+ * deleting one never breaks another.
+ */
+export const SEGMENT_FILES = { documents: 'documents.json', keyword: 'keyword.pack', vectors: 'vectors.f32' } as const;
+
+export function segmentDir(snapshotFolder: string, segmentId: string): string {
+  return path.join(snapshotFolder, 'segments', segmentId);
+}
+
+/** Sortable and unique: `g<base36 ms>-<6 hex>`. */
+export function newSegmentId(now = Date.now()): string {
+  return `g${now.toString(36)}-${crypto.randomBytes(3).toString('hex')}`;
+}
+
+/** Writes a segment's files, each fsynced, and its folder entry. */
+export async function writeSegment(folder: string, documents: readonly Document[], bm25: Bm25Data, matrix: Float32Array | null): Promise<void> {
+  fsSync.mkdirSync(folder, { recursive: true });
+  await writeVersioned(path.join(folder, SEGMENT_FILES.documents), { formatVersion: SEGMENT_FORMAT_VERSION, documents: [...documents] }, { compact: true });
+  await writePack(path.join(folder, SEGMENT_FILES.keyword), { terms: bm25.terms }, { offsets: bm25.offsets, blocks: bm25.blocks, tfs: bm25.tfs, docLengths: bm25.docLengths });
+  if (matrix) await writeDurable(path.join(folder, SEGMENT_FILES.vectors), new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength));
+  fsyncDirSync(folder);
+}
+
+/** Errors for which a hard link cannot be made but a copy can (other device, file system without links). */
+const NO_LINK = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK', 'ENOSYS']);
+
+/** Makes a parent's segment part of a new snapshot: a hard link per file (a copy where links are impossible). */
+export async function linkSegment(fromFolder: string, toFolder: string, withVectors: boolean): Promise<void> {
+  fsSync.mkdirSync(toFolder, { recursive: true });
+  const names = [SEGMENT_FILES.documents, SEGMENT_FILES.keyword, ...(withVectors ? [SEGMENT_FILES.vectors] : [])];
+  for (const name of names) {
+    const from = path.join(fromFolder, name);
+    const to = path.join(toFolder, name);
+    try {
+      fsSync.linkSync(from, to);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      if (!NO_LINK.has(code)) throw new StoreError('store_io', `cannot link ${from} into the new snapshot: ${errorMessage(err)}`, { cause: err });
+      await fs.copyFile(from, to);
+      const h = await fs.open(to, 'r+');
+      try {
+        await h.sync();
+      } finally {
+        await h.close();
+      }
+    }
+  }
+  fsyncDirSync(toFolder);
+}
+
+export async function readSegmentDocuments(folder: string): Promise<Document[]> {
+  const file = path.join(folder, SEGMENT_FILES.documents);
+  const payload = await readVersioned(file, SEGMENT_FORMAT_VERSION, DocumentsPayload);
+  if (!payload) throw new StoreError('store_corrupt', `${file} is missing`);
+  return payload.documents;
+}
+
+export async function readSegmentKeyword(folder: string): Promise<Bm25Data> {
+  const pack = await readPack(path.join(folder, SEGMENT_FILES.keyword));
+  const a = pack.arrays;
+  return {
+    terms: (pack.meta as { terms: string[] }).terms,
+    offsets: a.offsets as Uint32Array,
+    blocks: a.blocks as Uint32Array,
+    tfs: a.tfs as Uint16Array,
+    docLengths: a.docLengths as Uint32Array,
+  };
+}
+
+/** Reads a segment's `rows × dims` vectors, into `into` when given (it must be exactly that size). */
+export async function readSegmentVectors(folder: string, rows: number, dims: number, into?: Float32Array): Promise<Float32Array> {
+  const file = path.join(folder, SEGMENT_FILES.vectors);
+  const matrix = into ?? new Float32Array(rows * dims);
+  try {
+    await readWhole(file, new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength));
+  } catch (err) {
+    throw new StoreError('store_corrupt', `${file} unreadable: ${errorMessage(err)}`, { cause: err });
+  }
+  return matrix;
+}

@@ -38,19 +38,44 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** Writes a ready snapshot made directly from documents and a (normalised) vector matrix; returns the build time of its index files. */
-export async function writeBenchSnapshot(dir: DataDir, id: string, documents: Document[], matrix: Float32Array, dims: number): Promise<number> {
+/**
+ * Writes a ready snapshot made directly from documents and a (normalised) vector matrix; returns the
+ * build time of its index files. `shares` splits the documents over that many segments (document d goes
+ * by a hash of d, as edits scatter them), the way incremental builds leave a collection.
+ */
+export async function writeBenchSnapshot(dir: DataDir, id: string, documents: Document[], matrix: Float32Array, dims: number, shares: number[] = [1]): Promise<number> {
   const folder = dir.snapshotDir(id);
   fs.mkdirSync(folder, { recursive: true });
   const t = performance.now();
-  const segment = 'gbench';
-  const blocks = documents.reduce((n, d) => n + d.blocks.length, 0);
-  await writeSegment(segmentDir(folder, segment), documents, buildBm25(documents.flatMap((d) => d.blocks.map((b) => b.text))), matrix);
+  const rowOf = new Map<Document, number>();
+  let row = 0;
+  for (const d of documents) {
+    rowOf.set(d, row);
+    row += d.blocks.length;
+  }
+  const bounds = shares.map((_, i) => shares.slice(0, i + 1).reduce((a, b) => a + b, 0));
+  const segmentOf = (i: number) => bounds.findIndex((b) => ((i * 7919) % 10_007) / 10_007 < b);
+  const segments: SnapshotManifest['segments'] = [];
+  const placed = new Map<Document, string>();
+  for (const [k] of shares.entries()) {
+    const docs = documents.filter((_, i) => segmentOf(i) === k);
+    const id = `gbench-${k}`;
+    const blocks = docs.reduce((n, d) => n + d.blocks.length, 0);
+    const m = new Float32Array(blocks * dims);
+    let at = 0;
+    for (const d of docs) {
+      m.set(matrix.subarray(rowOf.get(d)! * dims, (rowOf.get(d)! + d.blocks.length) * dims), at * dims);
+      at += d.blocks.length;
+      placed.set(d, id);
+    }
+    await writeSegment(segmentDir(folder, id), docs, buildBm25(docs.flatMap((d) => d.blocks.map((b) => b.text))), m);
+    segments.push({ id, documents: docs.length, blocks });
+  }
   const ms = performance.now() - t;
   const manifest: SnapshotManifest = {
     formatVersion: SNAPSHOT_FORMAT_VERSION, id, parent: null, state: 'ready', created_at: new Date().toISOString(), finished_at: null, app_version: 'bench',
-    sources: [], failed_documents: [], segments: [{ id: segment, documents: documents.length, blocks }],
-    documents: documents.map((d) => ({ doc_id: d.doc_id, path: d.path, title: d.title, content_hash: d.content_hash, byte_size: d.byte_size, mtime_ms: 0, source_label: d.source_label, aliases: d.aliases, blocks: d.blocks.length, tokens: d.blocks.reduce((n, b) => n + b.token_count, 0), reused: false, segment })), chunking: DEFAULT_INGEST_OPTIONS.chunking, tokenizer: 'bench', keyword_tokenizer: 'bench',
+    sources: [], failed_documents: [], segments,
+    documents: documents.map((d) => ({ doc_id: d.doc_id, path: d.path, title: d.title, content_hash: d.content_hash, byte_size: d.byte_size, mtime_ms: 0, source_label: d.source_label, aliases: d.aliases, blocks: d.blocks.length, tokens: d.blocks.reduce((n, b) => n + b.token_count, 0), reused: false, segment: placed.get(d)! })), chunking: DEFAULT_INGEST_OPTIONS.chunking, tokenizer: 'bench', keyword_tokenizer: 'bench',
     embedding: { provider: 'openai-compatible', family: 'bench', model: 'random', dimensions: dims }, fusion: { method: 'rrf', k: 60, depth: 50 },
     stats: { documents: documents.length, blocks: 0, failed_documents: 0, reused_documents: 0, embedded_blocks: 0, cached_embeddings: 0, embedding_tokens: 0, embedding_requests: 0, durations_ms: { ingest: 0, embed: 0, index: 0, write: 0 } },
     error: null,

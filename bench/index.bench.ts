@@ -4,7 +4,7 @@ import path from 'node:path';
 import { DataDir } from '../src/index/data-dir';
 import { hybridSearch } from '../src/index/hybrid-search';
 import type { Document } from '../src/index/model';
-import { FILES, loadSnapshot } from '../src/index/snapshot-store';
+import { loadSnapshot } from '../src/index/snapshot-store';
 import { normalizeRows } from '../src/index/vector-index';
 import { qaParagraphs, seededRandom, writeBenchSnapshot } from './fixtures';
 import type { BenchRow } from './report';
@@ -65,8 +65,12 @@ export async function indexBench(sizes: number[] = [10_000, 100_000]): Promise<B
       const t0 = performance.now();
       normalizeRows(matrix, DIMS);
       const buildMs = performance.now() - t0 + (await writeBenchSnapshot(dir, id, documents, matrix, DIMS));
+      // The same collection as incremental builds leave it: four segments of 85/10/4/1 %.
+      const segmentedId = `bench-${n}-segments`;
+      await writeBenchSnapshot(dir, segmentedId, documents, matrix, DIMS, [0.85, 0.1, 0.04, 0.01]);
       const folder = dir.snapshotDir(id);
-      const files = Object.values(FILES).map((f) => path.join(folder, f));
+      // Every file of the snapshot: the manifest and its segment's files.
+      const files = (fs.readdirSync(folder, { recursive: true }) as string[]).map((f) => path.join(folder, f)).filter((f) => fs.statSync(f).isFile());
       const bytes = files.reduce((s, f) => s + fs.statSync(f).size, 0);
       rows.push({ name: `index.${n / 1000}k.build_ms (bm25 + vectors + write)`, value: buildMs, unit: 'ms', floor: null, ratio: null });
       rows.push({ name: `index.${n / 1000}k.bytes_on_disk`, value: bytes / 1e6, unit: 'MB', floor: (textBytes + matrix.byteLength) / 1e6, ratio: bytes / (textBytes + matrix.byteLength) });
@@ -83,7 +87,7 @@ export async function indexBench(sizes: number[] = [10_000, 100_000]): Promise<B
       const mem = () => { const m = process.memoryUsage(); return m.heapUsed + m.arrayBuffers; };
       const memBefore = mem();
       const t = performance.now();
-      const snap = await loadSnapshot(dir, id);
+      let snap = await loadSnapshot(dir, id);
       const loadMs = performance.now() - t;
       gc();
       const memAfter = mem();
@@ -107,6 +111,31 @@ export async function indexBench(sizes: number[] = [10_000, 100_000]): Promise<B
       const bruteP95 = percentile(brute, 95);
       rows.push({ name: `index.${n / 1000}k.hybrid_query_p50_ms`, value: percentile(hybrid, 50), unit: 'ms', floor: percentile(brute, 50), ratio: percentile(hybrid, 50) / percentile(brute, 50) });
       rows.push({ name: `index.${n / 1000}k.hybrid_query_p95_ms`, value: percentile(hybrid, 95), unit: 'ms', floor: bruteP95, ratio: percentile(hybrid, 95) / bruteP95, target: '<= 3' });
+
+      // The segmented snapshot: cold load vs raw read of its files (the single one released first, so both
+      // loads see the same heap), and queries that must answer the same.
+      const expected = qs.map((q, i) => JSON.stringify(hybridSearch(snap.bm25, snap.vectors, q, qv[i]!, 5)));
+      snap = null as unknown as typeof snap;
+      const segFolder = dir.snapshotDir(segmentedId);
+      const segFiles = (fs.readdirSync(segFolder, { recursive: true }) as string[]).map((f) => path.join(segFolder, f)).filter((f) => fs.statSync(f).isFile());
+      const segRaw = Math.min(...[0, 1].map(() => {
+        const s = performance.now();
+        for (const f of segFiles) fs.readFileSync(f);
+        return performance.now() - s;
+      }));
+      gc();
+      const ts = performance.now();
+      const seg = await loadSnapshot(dir, segmentedId);
+      const segLoad = performance.now() - ts;
+      rows.push({ name: `index.${n / 1000}k.4_segments.cold_load_ms`, value: segLoad, unit: 'ms', floor: segRaw, ratio: segLoad / segRaw, target: '<= 3' });
+      const segTimes: number[] = [];
+      qs.forEach((q, i) => {
+        const s = performance.now();
+        const hits = hybridSearch(seg.bm25, seg.vectors, q, qv[i]!, 5);
+        segTimes.push(performance.now() - s);
+        if (JSON.stringify(hits) !== expected[i]) throw new Error(`segmented snapshot answers ${q} differently`);
+      });
+      rows.push({ name: `index.${n / 1000}k.4_segments.hybrid_query_p95_ms`, value: percentile(segTimes, 95), unit: 'ms', floor: bruteP95, ratio: percentile(segTimes, 95) / bruteP95, target: '<= 3' });
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }

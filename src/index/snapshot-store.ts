@@ -7,7 +7,7 @@ import { DocQaError, StoreError, errorMessage } from './errors';
 import { readVersioned, writeVersioned } from './json-file';
 import type { Document } from './model';
 import { ActivePointer, SNAPSHOT_FORMAT_VERSION, SnapshotManifest } from './snapshot-manifest';
-import { readSegmentDocuments, readSegmentKeyword, readSegmentVectors, segmentDir } from './segment-store';
+import { type RowRun, readSegmentDocuments, readSegmentKeyword, scatterSegmentVectors, segmentDir } from './segment-store';
 import { VectorIndex } from './vector-index';
 import { isPinned } from './snapshot-pins';
 
@@ -163,17 +163,16 @@ export async function loadSnapshot(dir: DataDir, id: string): Promise<LoadedSnap
   if (manifest.embedding.provider !== 'none') {
     const dims = manifest.embedding.dimensions;
     const matrix = new Float32Array(total * dims);
-    if (whole) await readSegmentVectors(segments[0]!.folder, total, dims, matrix);
-    else {
-      for (const [si, seg] of segments.entries()) {
-        const rows = await readSegmentVectors(seg.folder, seg.bm25.docLengths.length, dims);
-        live.forEach((l, di) => {
-          if (l.segment !== si) return;
-          const [start, end] = docRanges[di]!;
-          matrix.set(rows.subarray(l.localStart * dims, (l.localStart + end - start) * dims), start * dims);
-        });
-      }
-    }
+    // Each segment's live rows go straight to their place in doc_id order (one run for a whole snapshot).
+    const runs: RowRun[][] = segments.map(() => []);
+    live.forEach((l, di) => {
+      const [start, end] = docRanges[di]!;
+      const list = runs[l.segment]!;
+      const last = list[list.length - 1];
+      if (last && last[0] + last[2] === l.localStart && last[1] + last[2] === start) list[list.length - 1] = [last[0], last[1], last[2] + end - start];
+      else list.push([l.localStart, start, end - start]);
+    });
+    for (const [si, seg] of segments.entries()) await scatterSegmentVectors(seg.folder, seg.bm25.docLengths.length, dims, runs[si]!, matrix);
     vectors = new VectorIndex(matrix, dims);
   }
   return { manifest, documents, blockRefs, docRanges, bm25, vectors };

@@ -139,13 +139,14 @@ function buildProgram(io: CliIo): Command {
         embedded_blocks: m.stats.embedded_blocks,
         cached_embeddings: m.stats.cached_embeddings,
         reused_documents: m.stats.reused_documents,
+        segments: m.segments.length,
         durations_ms: m.stats.durations_ms,
         error: m.error,
       };
       if (o.json) json(io, summary);
       else {
         io.stdout(`snapshot ${m.id}: ${m.state}${activated ? ' (active)' : ' (not activated)'}\n`);
-        io.stdout(`  ${m.stats.documents} documents, ${m.stats.blocks} blocks, ${m.failed_documents.length} failed\n`);
+        io.stdout(`  ${m.stats.documents} documents (${m.stats.reused_documents} unchanged), ${m.stats.blocks} blocks in ${m.segments.length} segment${m.segments.length === 1 ? '' : 's'}, ${m.failed_documents.length} failed\n`);
         io.stdout(m.embedding.provider === 'none' ? '  keyword-only: no embeddings (DOCQA_EMBEDDING_PROVIDER=none)\n' : `  embeddings: ${m.embedding.model} (${m.embedding.dimensions} dims), ${m.stats.embedded_blocks} embedded, ${m.stats.cached_embeddings} from cache, ${m.stats.embedding_tokens} tokens\n`);
         for (const f of m.failed_documents) io.stdout(`  FAILED ${f.path}: ${f.stage}/${f.code} — ${f.message}\n`);
         const d = m.stats.durations_ms;
@@ -164,7 +165,7 @@ function buildProgram(io: CliIo): Command {
     .action(async (o: { json?: boolean }) => {
       const dir = store();
       const [list, active] = await Promise.all([listSnapshots(dir), readActiveId(dir)]);
-      const rows = list.map((m) => ({ id: m.id, state: m.state, active: m.id === active, created_at: m.created_at, parent: m.parent, documents: m.stats.documents, blocks: m.stats.blocks, failed_documents: m.stats.failed_documents, embedding: m.embedding }));
+      const rows = list.map((m) => ({ id: m.id, state: m.state, active: m.id === active, created_at: m.created_at, parent: m.parent, documents: m.stats.documents, blocks: m.stats.blocks, segments: m.segments.length, failed_documents: m.stats.failed_documents, embedding: m.embedding }));
       if (o.json) return json(io, rows);
       if (rows.length === 0) return io.stdout('no snapshots; build one with `docqa index`\n');
       for (const r of rows) io.stdout(`${r.active ? '*' : ' '} ${r.id}  ${r.state.padEnd(13)} ${r.created_at}  ${r.documents} docs, ${r.blocks} blocks, ${r.failed_documents} failed  ${r.embedding.provider === 'none' ? 'keyword-only' : r.embedding.model}\n`);

@@ -23,6 +23,7 @@ interface IndexSummary {
   embedded_blocks: number;
   cached_embeddings: number;
   reused_documents: number;
+  segments: number;
   durations_ms: Record<string, number>;
 }
 
@@ -86,6 +87,7 @@ describe('docqa index and snapshots (fake embedding server over HTTP)', () => {
     assert.equal(second.embedded_blocks, 1);
     assert.equal(second.cached_embeddings, second.blocks - 1);
     assert.equal(second.reused_documents, 199, 'unchanged files are not parsed again (copy-on-write)');
+    assert.equal(second.segments, 2, 'the 200 unchanged documents stay in their segment; the edited one makes a new one');
     assert.equal(first.reused_documents, 0);
     assert.notEqual(second.snapshot_id, first.snapshot_id);
     // Unchanged documents stay in the parent's segment (hard-linked, not rewritten); only the edited file

@@ -1,3 +1,4 @@
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -58,7 +59,7 @@ export class DataDir {
  */
 async function clearDeadOwner(lockDir: string, ownerFile: string): Promise<void> {
   try {
-    const owner = JSON.parse(await fs.readFile(ownerFile, 'utf8')) as { pid?: unknown; host?: unknown };
+    const owner = JSON.parse(fsSync.readFileSync(ownerFile, 'utf8')) as { pid?: unknown; host?: unknown };
     if (typeof owner.pid === 'number' && owner.host === os.hostname() && !processAlive(owner.pid)) {
       await fs.rm(lockDir, { recursive: true, force: true });
       await fs.rm(ownerFile, { force: true });
@@ -93,11 +94,20 @@ export async function withStoreLock<T>(dir: DataDir, fn: () => Promise<T>, name 
   } catch (err) {
     throw new StoreError('store_locked', `data directory ${dir.root} is locked by another DocQA process (${name}.lock): ${errorMessage(err)}`, { cause: err });
   }
-  await fs.writeFile(ownerFile, JSON.stringify({ pid: process.pid, host: os.hostname() })).catch(() => undefined);
+  // The owner file is a few bytes: written and removed with blocking calls (cheaper than a thread-pool trip).
+  try {
+    fsSync.writeFileSync(ownerFile, JSON.stringify({ pid: process.pid, host: os.hostname() }));
+  } catch {
+    // Without it a crashed owner's lock goes stale after 10 s instead of at once.
+  }
   try {
     return await fn();
   } finally {
-    await fs.rm(ownerFile, { force: true }).catch(() => undefined);
+    try {
+      fsSync.rmSync(ownerFile, { force: true });
+    } catch {
+      // Left behind, it names a process that will be gone: the next locker clears it.
+    }
     await release().catch(() => undefined);
   }
 }

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { writeDurable } from './durable-write';
@@ -114,20 +115,25 @@ export class EmbeddingCache {
     return (this.segments = segments);
   }
 
+  /** Header and key block of a format-2 segment (blocking reads: a few small ones per segment). */
   private async openSegment(file: string): Promise<Segment | null> {
-    const h = await fs.open(file, 'r');
+    const fd = fsSync.openSync(file, 'r');
     try {
-      const { size } = await h.stat();
+      const { size } = fsSync.fstatSync(fd);
       const head = Buffer.alloc(HEADER);
-      await readAt(h, head, 0);
+      if (fsSync.readSync(fd, head, 0, HEADER, 0) !== HEADER) return null;
       if (head.toString('latin1', 0, 4) !== MAGIC || head.readUInt32LE(4) !== EMBEDDING_CACHE_FORMAT_VERSION || head.readUInt32LE(8) !== this.dims) return null;
       const count = head.readUInt32LE(12);
       if (size !== HEADER + count * (KEY + this.dims! * 4)) return null;
       const keys = Buffer.alloc(count * KEY);
-      await readAt(h, keys, HEADER);
+      for (let done = 0; done < keys.length; ) {
+        const n = fsSync.readSync(fd, keys, done, keys.length - done, HEADER + done);
+        if (n === 0) return null;
+        done += n;
+      }
       return { file, count, keys, vectorsAt: HEADER + count * KEY, vectors: null };
     } finally {
-      await h.close();
+      fsSync.closeSync(fd);
     }
   }
 

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pkg from '../../package.json';
@@ -17,7 +18,7 @@ import { BUILDING_SUFFIX, FILES, pointActiveTo, readActiveId, readManifest } fro
 import { fsyncDirSync } from './durable-write';
 import { StoreError } from './errors';
 import { planMerges } from './segment-plan';
-import { linkSegment, newSegmentId, readSegmentDocuments, readSegmentVectors, segmentDir, writeSegment } from './segment-store';
+import { SEGMENT_FILES, linkSegment, newSegmentId, readSegmentDocuments, readSegmentVectors, segmentDir, writeSegment } from './segment-store';
 import type { PauseGate } from './pause-gate';
 import { isPinned } from './snapshot-pins';
 import { TOKENIZER_NAME } from './tokenizer';
@@ -183,6 +184,21 @@ function reuseLevel(parent: SnapshotManifest | null, opts: BuildOptions): ReuseL
   return same ? 'segments' : 'parse';
 }
 
+/** Every segment file the manifest relies on is there, vectors of the right size (a few stats, no reads). */
+function segmentsIntact(folder: string, m: SnapshotManifest): boolean {
+  const dims = m.embedding.provider === 'none' ? null : m.embedding.dimensions;
+  return m.segments.every((sg) => {
+    const at = segmentDir(folder, sg.id);
+    try {
+      fsSync.statSync(path.join(at, SEGMENT_FILES.documents));
+      fsSync.statSync(path.join(at, SEGMENT_FILES.keyword));
+      return dims === null || fsSync.statSync(path.join(at, SEGMENT_FILES.vectors)).size === sg.blocks * dims * 4;
+    } catch {
+      return false;
+    }
+  });
+}
+
 const byDocId = <T extends { doc_id: string }>(a: T, b: T) => (a.doc_id < b.doc_id ? -1 : a.doc_id > b.doc_id ? 1 : 0);
 
 /** A document taken from a parent segment into the new one, with its vector rows when they still fit. */
@@ -271,8 +287,9 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
       try {
         await writeVersioned(path.join(work, FILES.manifest), manifest);
         let t = performance.now();
-        const reuse = reuseLevel(parentManifest, opts);
         const parentFolder = parent ? dir.snapshotDir(parent) : '';
+        // A parent whose segment files were damaged or removed by hand is not built upon: a full build.
+        const reuse = parentManifest && segmentsIntact(parentFolder, parentManifest) ? reuseLevel(parentManifest, opts) : 'none';
         const ingest = await ingestSources<ManifestDocument>(dir, opts.ingest, {
           signal: opts.signal,
           pool: opts.pool,

@@ -90,6 +90,27 @@ describe('segmented snapshots', () => {
     });
   }
 
+  it('a parent whose segment files were removed by hand is not built upon: the next build is a full one and answers', async () => {
+    const root = tempDir();
+    const notes = path.join(root, 'notes');
+    fs.mkdirSync(notes);
+    for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(notes, `n${i}.md`), note(i));
+    const store = new DataDir(path.join(root, 'store'));
+    await addSources(store, [notes]);
+    const pool = createIngestPool(DEFAULT_INGEST_OPTIONS, null);
+    const embedding = EmbeddingConfig.parse({ provider: 'openai-compatible', base_url: server.baseURL, model: 'fake', dimensions: DIMS });
+    const build = async () => (await buildSnapshot(store, { ingest: DEFAULT_INGEST_OPTIONS, embedding, embeddingApiKey: '', pool })).manifest;
+    const first = await build();
+    fs.rmSync(path.join(store.snapshotDir(first.id), 'segments', first.segments[0]!.id, 'vectors.f32'));
+    const second = await build();
+    assert.equal(second.state, 'ready');
+    assert.equal(second.stats.reused_documents, 0, 'nothing taken from the damaged parent');
+    assert.equal(second.stats.embedded_blocks, 0, 'the embedding cache still had every vector');
+    const snap = await loadSnapshot(store, second.id);
+    assert.equal(snap.documents.length, 5);
+    await pool.close();
+  });
+
   it('a snapshot of the older single-file format is named as such, is not used as a parent, and goes with retention', async () => {
     const root = tempDir();
     const notes = path.join(root, 'notes');

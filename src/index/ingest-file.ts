@@ -42,27 +42,20 @@ function readFailure(err: unknown): IngestError {
   return new IngestError('read', 'unreadable', `cannot read file: ${code ?? errorMessage(err)}`);
 }
 
-function checkSize(size: number, options: IngestOptions): void {
-  if (size > options.max_file_bytes) {
-    throw new IngestError('read', 'too_large', `file is ${size} bytes, over the ${options.max_file_bytes}-byte limit`);
+/** A stat that must be of a regular file within the size limit; returns its mtime. */
+function checkedMtime(st: { isFile(): boolean; size: number; mtimeMs: number }, options: IngestOptions): number {
+  if (!st.isFile()) throw readFailure(Object.assign(new Error('not a file'), { code: 'EISDIR' }));
+  if (st.size > options.max_file_bytes) {
+    throw new IngestError('read', 'too_large', `file is ${st.size} bytes, over the ${options.max_file_bytes}-byte limit`);
   }
-  if (size === 0) throw new IngestError('read', 'empty', 'file is empty (0 bytes)');
+  if (st.size === 0) throw new IngestError('read', 'empty', 'file is empty (0 bytes)');
+  return st.mtimeMs;
 }
 
 /** Reads the file's bytes, failing early on what can be known before parsing. */
 export async function readDocumentBytes(path: string, options: IngestOptions): Promise<FileBytes> {
   if (!parserFor(path)) throw unsupportedFormat();
-  let size: number;
-  let mtime_ms: number;
-  try {
-    const st = await fs.stat(path);
-    if (!st.isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
-    size = st.size;
-    mtime_ms = st.mtimeMs;
-  } catch (err) {
-    throw readFailure(err);
-  }
-  checkSize(size, options);
+  const mtime_ms = checkedMtime(await fs.stat(path).catch((err: unknown) => Promise.reject(readFailure(err))), options);
   try {
     return { bytes: await fs.readFile(path), mtime_ms };
   } catch (err) {
@@ -84,17 +77,13 @@ export function readDocumentBytesSync(path: string, options: IngestOptions): Fil
     throw readFailure(err);
   }
   try {
-    let size: number;
-    let mtime_ms: number;
+    let st: fsSync.Stats;
     try {
-      const st = fsSync.fstatSync(fd);
-      if (!st.isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
-      size = st.size;
-      mtime_ms = st.mtimeMs;
+      st = fsSync.fstatSync(fd);
     } catch (err) {
       throw readFailure(err);
     }
-    checkSize(size, options);
+    const mtime_ms = checkedMtime(st, options);
     try {
       return { bytes: fsSync.readFileSync(fd), mtime_ms };
     } catch (err) {

@@ -18,7 +18,7 @@ import { BUILDING_SUFFIX, FILES, pointActiveTo, readActiveId, readManifest } fro
 import { fsyncDirSync } from './durable-write';
 import { StoreError } from './errors';
 import { planMerges } from './segment-plan';
-import { SEGMENT_FILES, linkSegment, newSegmentId, readSegmentDocuments, readSegmentVectors, segmentDir, writeSegment } from './segment-store';
+import { type RowRun, SEGMENT_FILES, linkSegment, newSegmentId, readSegmentDocuments, scatterSegmentVectors, segmentDir, writeSegment } from './segment-store';
 import type { PauseGate } from './pause-gate';
 import { isPinned } from './snapshot-pins';
 import { TOKENIZER_NAME } from './tokenizer';
@@ -65,7 +65,6 @@ function newSnapshotId(now: Date): string {
   const t = now.toISOString().replace(/[-:]/g, '').replace('.', '').replace('Z', '');
   return `s${t}-${crypto.randomBytes(3).toString('hex')}`;
 }
-
 
 /** Removes folders of builds or deletions that a crashed process left behind (never a finished snapshot). */
 async function sweepLeftovers(dir: DataDir): Promise<void> {
@@ -208,8 +207,8 @@ interface Carried {
 }
 
 /**
- * Reads the parent's documents (and, with `dims`, their normalised vector rows) that must be rewritten
- * into the new segment, patched with their current doc_id and source.
+ * Reads the parent's documents (and, with `dims`, only their normalised vector rows) that must be
+ * rewritten into the new segment, patched with their current doc_id and source.
  */
 async function carryOver(parentFolder: string, files: ReadonlyArray<ReusedFile<ManifestDocument>>, dims: number | null): Promise<Carried[]> {
   const bySegment = new Map<string, Array<ReusedFile<ManifestDocument>>>();
@@ -221,24 +220,33 @@ async function carryOver(parentFolder: string, files: ReadonlyArray<ReusedFile<M
   const out: Carried[] = [];
   for (const [segment, list] of bySegment) {
     const folder = segmentDir(parentFolder, segment);
-    const docs = await readSegmentDocuments(folder);
-    const total = docs.reduce((n, d) => n + d.blocks.length, 0);
-    const matrix = dims === null ? null : await readSegmentVectors(folder, total, dims);
     const at = new Map<string, { doc: Document; row: number }>();
-    let row = 0;
-    for (const d of docs) {
-      at.set(d.doc_id, { doc: d, row });
-      row += d.blocks.length;
+    let total = 0;
+    for (const d of await readSegmentDocuments(folder)) {
+      at.set(d.doc_id, { doc: d, row: total });
+      total += d.blocks.length;
     }
-    for (const f of list) {
-      const found = at.get(f.previous.doc_id);
-      if (!found) throw new StoreError('store_corrupt', `segment ${segment} of the parent snapshot lacks ${f.previous.path}`);
-      const n = found.doc.blocks.length;
+    const found = list.map((f) => {
+      const hit = at.get(f.previous.doc_id);
+      if (!hit) throw new StoreError('store_corrupt', `segment ${segment} of the parent snapshot lacks ${f.previous.path}`);
+      return { f, ...hit };
+    });
+    // Only the carried documents' rows are read, packed one after the other.
+    const runs: RowRun[] = [];
+    let packed = 0;
+    for (const { doc, row } of found) {
+      runs.push([row, packed, doc.blocks.length]);
+      packed += doc.blocks.length;
+    }
+    const rows = dims === null ? null : new Float32Array(packed * dims);
+    if (rows && dims !== null) await scatterSegmentVectors(folder, total, dims, runs, rows);
+    found.forEach(({ f, doc }, k) => {
+      const [, start, n] = runs[k]!;
       out.push({
-        doc: { ...found.doc, doc_id: f.doc_id, source_label: f.source_label, aliases: f.aliases },
-        rows: matrix && dims !== null ? matrix.slice(found.row * dims, (found.row + n) * dims) : null,
+        doc: { ...doc, doc_id: f.doc_id, source_label: f.source_label, aliases: f.aliases },
+        rows: rows && dims !== null ? rows.subarray(start * dims, (start + n) * dims) : null,
       });
-    }
+    });
   }
   return out;
 }
@@ -327,10 +335,11 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
 
         t = performance.now();
         // Documents of the new segment: carried ones with their vector rows, and the rest, embedded.
-        let fresh: Document[] = [...ingest.documents, ...carried.filter((c) => !c.rows && opts.embedding.provider !== 'none').map((c) => c.doc)];
+        const needsEmbedding = (c: Carried) => opts.embedding.provider !== 'none' && !c.rows;
+        let fresh: Document[] = [...ingest.documents, ...carried.filter(needsEmbedding).map((c) => c.doc)];
+        const withRows = carried.filter((c) => !needsEmbedding(c)).map((c) => c.doc);
         const rowsOf = new Map<string, Float32Array>();
         for (const c of carried) if (c.rows) rowsOf.set(c.doc.doc_id, c.rows);
-        const withRows = carried.filter((c) => c.rows || opts.embedding.provider === 'none').map((c) => c.doc);
         let vectorsByDoc = new Map<string, Float32Array[]>();
         let dims: number | null = dimsOfParent;
         if (opts.embedding.provider !== 'none') {
@@ -338,8 +347,8 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
           fresh = e.kept;
           vectorsByDoc = e.vectorsByDoc;
           dims = e.dims ?? dims;
-          const linkedBlocks = keptSegments.reduce((n, sg) => n + uses.find((u) => u.id === sg.id)!.live, 0);
-          const carriedBlocks = [...rowsOf.values()].reduce((n, r) => n + r.length / dims!, 0);
+          const linkedBlocks = uses.reduce((n, u) => n + (merged.has(u.id) ? 0 : u.live), 0);
+          const carriedBlocks = carried.reduce((n, c) => n + (c.rows ? c.doc.blocks.length : 0), 0);
           manifest.embedding = embeddingInfo(dims);
           Object.assign(manifest.stats, { embedded_blocks: e.embedded, cached_embeddings: e.cached + linkedBlocks + carriedBlocks, embedding_tokens: e.tokens, embedding_requests: e.requests });
         }
@@ -380,15 +389,12 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
         }
         manifest.stats.durations_ms.write = Math.round(performance.now() - t);
 
-        const keptIds = new Set(keptSegments.map((sg) => sg.id));
-        const carriedIds = new Set(carried.map((c) => c.doc.doc_id));
         const entries: ManifestDocument[] = [];
+        // Documents that stayed in a kept segment keep their entry (with the stat just taken).
+        for (const sg of keptSegments) for (const r of stays.get(sg.id)!) entries.push({ ...r.previous, byte_size: r.byte_size, mtime_ms: r.mtime_ms, reused: true });
         const rewritten = new Map(rewrite.map((r) => [r.doc_id, r]));
-        for (const r of ingest.reused) {
-          if (keptIds.has(r.previous.segment) && rewritten.get(r.doc_id) !== r) entries.push({ ...r.previous, byte_size: r.byte_size, mtime_ms: r.mtime_ms, reused: true });
-        }
         for (const d of newDocs) {
-          const reusedFile = carriedIds.has(d.doc_id) ? rewritten.get(d.doc_id) : undefined;
+          const reusedFile = rewritten.get(d.doc_id);
           entries.push({
             doc_id: d.doc_id,
             path: d.path,

@@ -196,10 +196,6 @@ export class EmbeddingCache {
     return out;
   }
 
-  async get(key: string): Promise<Float32Array | undefined> {
-    return (await this.getMany([key])).get(key);
-  }
-
   async putAll(items: ReadonlyArray<readonly [string, Float32Array]>): Promise<void> {
     if (items.length === 0) return;
     const known = await this.getMany(items.map(([k]) => k));

@@ -8,7 +8,6 @@ import { fsyncDirSync, writeDurable } from './durable-write';
 import { StoreError, errorMessage } from './errors';
 import { readVersioned, writeVersioned } from './json-file';
 import type { Document } from './model';
-import { readWhole } from './read-file';
 import { DocumentsPayload, SEGMENT_FORMAT_VERSION } from './snapshot-manifest';
 
 /**
@@ -131,16 +130,4 @@ export async function scatterSegmentVectors(folder: string, rows: number, dims: 
   } finally {
     await h.close();
   }
-}
-
-/** Reads a segment's `rows × dims` vectors, into `into` when given (it must be exactly that size). */
-export async function readSegmentVectors(folder: string, rows: number, dims: number, into?: Float32Array): Promise<Float32Array> {
-  const file = path.join(folder, SEGMENT_FILES.vectors);
-  const matrix = into ?? new Float32Array(rows * dims);
-  try {
-    await readWhole(file, new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength));
-  } catch (err) {
-    throw new StoreError('store_corrupt', `${file} unreadable: ${errorMessage(err)}`, { cause: err });
-  }
-  return matrix;
 }

@@ -21,8 +21,19 @@ export const EMBEDDING_CACHE_FORMAT_VERSION = 2;
 const MAGIC = 'DQEC';
 const HEADER = 16;
 const KEY = 32;
-/** Segments a cache folder holds before the smallest are merged. */
-const MAX_SEGMENTS = 8;
+/**
+ * Segments are grouped in size tiers of a factor TIER_FANOUT (1–3 vectors, 4–15, 16–63, …); when a tier
+ * holds TIER_FANOUT segments they are merged into one of the next tier. A folder so holds at most
+ * (TIER_FANOUT − 1) segments per tier, and a vector is rewritten about once per tier it climbs: a
+ * one-file edit adds a small segment and merges only small ones.
+ */
+export const TIER_FANOUT = 4;
+
+export function cacheTier(count: number): number {
+  let tier = 0;
+  for (let c = count; c >= TIER_FANOUT; c = Math.floor(c / TIER_FANOUT)) tier++;
+  return tier;
+}
 
 export function normalizeForEmbedding(text: string): string {
   return text.normalize('NFC').replace(/\s+/g, ' ').trim();
@@ -202,55 +213,75 @@ export class EmbeddingCache {
     const unique = new Map<string, Float32Array>();
     for (const [k, v] of items) if (!known.has(k)) unique.set(k, v);
     if (unique.size === 0) return;
-    await this.writeSegment(unique);
+    const seg = await this.writeSegment(unique);
+    this.segments?.push(seg);
     for (const [k, v] of unique) this.fresh.set(k, v);
   }
 
   /**
-   * Keeps lookups cheap as builds add segments: past MAX_SEGMENTS, the smallest segments are merged
-   * into one (size-tiered, so a large segment is rarely rewritten). The merged segment is written before
-   * the old ones are removed: a crash in between leaves duplicates, which are harmless.
+   * Keeps the number of segments logarithmic in the cache's size: while some size tier holds
+   * TIER_FANOUT segments, they are merged into one. The merged segment is written before the old ones
+   * are removed: a crash in between leaves duplicates, which are harmless.
    */
   async compact(): Promise<void> {
-    const segments = await this.open();
-    if (segments.length <= MAX_SEGMENTS || this.dims === null) return;
+    let segments = await this.open();
     const dims = this.dims;
-    const victims = [...segments].sort((a, b) => a.count - b.count).slice(0, segments.length - MAX_SEGMENTS / 2 + 1);
-    const merged = new Map<string, Float32Array>();
-    for (const seg of victims) {
-      const vectors = seg.vectors ?? (await this.readVectors(seg, 0, seg.count));
-      for (let i = 0; i < seg.count; i++) {
-        const k = seg.keys.toString('hex', i * KEY, i * KEY + KEY);
-        if (!merged.has(k)) merged.set(k, vectors.subarray(i * dims, (i + 1) * dims));
+    if (dims === null) return;
+    for (;;) {
+      const tiers = new Map<number, Segment[]>();
+      for (const seg of segments) {
+        const t = cacheTier(seg.count);
+        const list = tiers.get(t) ?? [];
+        list.push(seg);
+        tiers.set(t, list);
       }
+      const full = [...tiers].filter(([, list]) => list.length >= TIER_FANOUT).sort(([a], [b]) => a - b)[0];
+      if (!full) return;
+      const victims = full[1];
+      const merged = new Map<string, Float32Array>();
+      for (const seg of victims) {
+        const vectors = seg.vectors ?? (await this.readVectors(seg, 0, seg.count));
+        for (let i = 0; i < seg.count; i++) {
+          const k = seg.keys.toString('hex', i * KEY, i * KEY + KEY);
+          if (!merged.has(k)) merged.set(k, vectors.subarray(i * dims, (i + 1) * dims));
+        }
+      }
+      const replacement = await this.writeSegment(merged);
+      for (const seg of victims) await fs.rm(seg.file, { force: true });
+      segments = [...segments.filter((s) => !victims.includes(s)), replacement];
+      this.segments = segments;
     }
-    await this.writeSegment(merged);
-    for (const seg of victims) await fs.rm(seg.file, { force: true });
-    this.segments = null; // re-read on next use
   }
 
-  private async writeSegment(unique: ReadonlyMap<string, Float32Array>): Promise<void> {
+  private async writeSegment(unique: ReadonlyMap<string, Float32Array>): Promise<Segment> {
     const dims = (this.dims ??= unique.values().next().value!.length);
     const sorted = [...unique].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const count = sorted.length;
-    const buf = Buffer.alloc(HEADER + count * (KEY + dims * 4));
+    const vectorsAt = HEADER + count * KEY;
+    // A buffer of its own (never Node's shared pool), so the vector block is 4-byte aligned for the view.
+    const bytes = new Uint8Array(vectorsAt + count * dims * 4);
+    const buf = Buffer.from(bytes.buffer, 0, bytes.byteLength);
     buf.write(MAGIC, 0, 'latin1');
     buf.writeUInt32LE(EMBEDDING_CACHE_FORMAT_VERSION, 4);
     buf.writeUInt32LE(dims, 8);
     buf.writeUInt32LE(count, 12);
+    // Float32Array is little-endian on every platform Node runs on, as the format requires.
+    const vectors = new Float32Array(bytes.buffer, vectorsAt, count * dims);
     sorted.forEach(([k, v], i) => {
       if (v.length !== dims) throw new Error(`vector of ${v.length} dimensions in a ${dims}-dimension cache`);
       buf.write(k, HEADER + i * KEY, 'hex');
-      for (let j = 0; j < dims; j++) buf.writeFloatLE(v[j]!, HEADER + count * KEY + (i * dims + j) * 4);
+      vectors.set(v, i * dims);
     });
+    const file = path.join(this.dir, `seg-${Date.now().toString(36)}-${crypto.randomBytes(4).toString('hex')}.dqe`);
     try {
       await fs.mkdir(this.dir, { recursive: true });
       const meta = JSON.stringify({ formatVersion: EMBEDDING_CACHE_FORMAT_VERSION, family: this.family, model: this.model, dims });
       if (!this.metaWritten && (await fs.readFile(path.join(this.dir, 'meta.json'), 'utf8').catch(() => '')) !== meta) await writeDurable(path.join(this.dir, 'meta.json'), meta);
       this.metaWritten = true;
-      await writeDurable(path.join(this.dir, `seg-${Date.now().toString(36)}-${crypto.randomBytes(4).toString('hex')}.dqe`), buf);
+      await writeDurable(file, buf);
     } catch (err) {
       throw new StoreError('store_io', `cannot write the embedding cache: ${errorMessage(err)}`, { cause: err });
     }
+    return { file, count, keys: Buffer.from(buf.subarray(HEADER, vectorsAt)), vectorsAt, vectors: null };
   }
 }

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { EmbeddingCache, TIER_FANOUT, cacheTier, embeddingKey } from '../../src/index/embedding-cache';
+
+const DIMS = 8;
+
+/** A distinct, exactly representable vector per text. */
+function vectorOf(n: number): Float32Array {
+  return Float32Array.from({ length: DIMS }, (_, j) => n * 0.5 + j / 8 - 3);
+}
+
+let root: string;
+beforeEach(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-cache-'));
+});
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+/** A new instance each time, as each build opens the cache afresh. */
+const open = () => new EmbeddingCache(root, 'fam', 'model', DIMS);
+const segmentFiles = (c: EmbeddingCache) => fs.readdirSync(c.dir).filter((n) => n.startsWith('seg-'));
+
+describe('embedding cache', () => {
+  it('returns exactly the vectors put, from a later instance, and nothing for unknown texts', async () => {
+    const items = Array.from({ length: 50 }, (_, n) => [embeddingKey(`text ${n}`), vectorOf(n)] as const);
+    await open().putAll(items);
+    const got = await open().getMany([...items.map(([k]) => k), embeddingKey('never embedded')]);
+    assert.equal(got.size, 50);
+    for (const [k, v] of items) assert.deepEqual(got.get(k), v);
+  });
+
+  it('keys on normalised text: white space and Unicode composition do not matter', () => {
+    assert.equal(embeddingKey('  caf\u00e9\n\tau   lait '), embeddingKey('cafe\u0301 au lait'));
+    assert.notEqual(embeddingKey('cafe au lait'), embeddingKey('café au lait'));
+  });
+
+  it('keeps few segments over many small builds, and loses no vector', async () => {
+    // 300 builds that each embed one 11-block file, as one-file edits do.
+    let n = 0;
+    let most = 0;
+    const written = new Map<string, number>();
+    for (let build = 0; build < 300; build++) {
+      const c = open();
+      await c.putAll(Array.from({ length: 11 }, () => [embeddingKey(`block ${n}`), vectorOf(n++)] as const));
+      await c.compact();
+      const files = segmentFiles(c);
+      most = Math.max(most, files.length);
+      for (const f of files) if (!written.has(f)) written.set(f, (fs.statSync(path.join(c.dir, f)).size - 16) / (32 + DIMS * 4));
+    }
+    const c = open();
+    // Fewer than TIER_FANOUT segments per size tier: logarithmic in the cache's size.
+    const bound = (TIER_FANOUT - 1) * (cacheTier(n) + 1);
+    assert.ok(most <= bound, `${most} segments (bound ${bound})`);
+    // Each vector is rewritten about once per tier it climbs: 12,375 vectors written here. The policy
+    // before (merge the smallest past 8 segments) rewrote one growing segment every few builds: 29,524,
+    // growing with the square of the number of builds.
+    const total = [...written.values()].reduce((a, b) => a + b, 0);
+    assert.ok(total <= n * (cacheTier(n) + 1), `${total} vectors written for ${n}`);
+    const all = await c.getMany(Array.from({ length: n }, (_, i) => embeddingKey(`block ${i}`)));
+    assert.equal(all.size, n);
+    for (let i = 0; i < n; i++) assert.deepEqual(all.get(embeddingKey(`block ${i}`)), vectorOf(i));
+  });
+
+  it('merges the segments of a tier once it holds TIER_FANOUT of them', async () => {
+    for (let s = 0; s < TIER_FANOUT - 1; s++) await open().putAll([[embeddingKey(`t${s}`), vectorOf(s)]]);
+    const c = open();
+    await c.compact();
+    assert.equal(segmentFiles(c).length, TIER_FANOUT - 1, 'a tier below the fan-out is left alone');
+    await c.putAll([[embeddingKey('last'), vectorOf(9)]]);
+    await c.compact();
+    assert.equal(segmentFiles(c).length, 1);
+    assert.equal((await open().getMany([embeddingKey('t0'), embeddingKey('last')])).size, 2);
+  });
+
+  it('skips a damaged segment whole and still serves the others', async () => {
+    await open().putAll([[embeddingKey('kept'), vectorOf(1)]]);
+    const c = open();
+    await c.putAll([[embeddingKey('torn'), vectorOf(2)]]);
+    const newest = segmentFiles(c).sort().at(-1)!;
+    const file = path.join(c.dir, newest);
+    fs.truncateSync(file, fs.statSync(file).size - 4);
+    const got = await open().getMany([embeddingKey('kept'), embeddingKey('torn')]);
+    assert.deepEqual([...got.keys()], [embeddingKey('kept')]);
+  });
+
+  it('still reads segments of format 1 ([key][vector] records)', async () => {
+    const c = open();
+    fs.mkdirSync(c.dir, { recursive: true });
+    const keys = ['b', 'a'].map((t) => embeddingKey(t));
+    const rec = Buffer.alloc(2 * (32 + DIMS * 4));
+    keys.forEach((k, i) => {
+      rec.write(k, i * (32 + DIMS * 4), 'hex');
+      vectorOf(i).forEach((x, j) => rec.writeFloatLE(x, i * (32 + DIMS * 4) + 32 + j * 4));
+    });
+    fs.writeFileSync(path.join(c.dir, 'seg-old.bin'), rec);
+    const got = await c.getMany(keys);
+    keys.forEach((k, i) => assert.deepEqual(got.get(k), vectorOf(i)));
+  });
+});

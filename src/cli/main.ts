@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import path from 'node:path';
 import { loadRegistry } from '../index/doc-registry';
+import { withStoreLock } from '../index/data-dir';
 import { DocQaError, UsageError, errorMessage } from '../index/errors';
 import { ingestFile } from '../index/ingest-file';
 import { ingestSources } from '../index/ingest-sources';
@@ -92,7 +93,9 @@ function buildProgram(io: CliIo): Command {
     .description('read every source file, assign stable doc_ids and report documents and failures')
     .option('--json', 'print JSON (documents without their blocks)')
     .action(async (o: { json?: boolean }) => {
-      const run = await ingestSources(store(), ingestOptionsFromEnv(io.env));
+      // The registry of doc_ids is written under the build lock, as builds write it.
+      const dir = store();
+      const run = await withStoreLock(dir, () => ingestSources(dir, ingestOptionsFromEnv(io.env)), 'build');
       const docs = run.documents.map((d) => ({
         doc_id: d.doc_id,
         path: d.path,

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import { type DataDir, withStoreLock } from './data-dir';
+import type { DataDir } from './data-dir';
+import { FileMemo } from './file-memo';
 import { readVersioned, writeVersioned } from './json-file';
 
 export const DOCUMENTS_FORMAT_VERSION = 1;
@@ -35,58 +36,73 @@ function newDocId(p: string, taken: ReadonlySet<string>): string {
  * Gives every file seen in a scan its doc_id: a known path keeps its id (even when its content changed);
  * a new path whose content equals a registered document that is no longer where it was takes over that
  * id (a move or rename); anything else gets a fresh id derived from its path. Entries of files not seen
- * are kept, so a file that comes back later is recognised. Pure: returns the new entries.
+ * are kept, so a file that comes back later is recognised. Pure: returns the new entries (sorted by
+ * doc_id) and whether they differ from the old ones.
  */
-export function assignDocIds(entries: readonly RegistryEntry[], seen: readonly SeenFile[]): { ids: Map<string, string>; entries: RegistryEntry[] } {
-  const byPath = new Map(entries.map((e) => [e.path, { ...e }]));
-  const seenPaths = new Set(seen.map((s) => s.path));
-  const taken = new Set(entries.map((e) => e.doc_id));
+export function assignDocIds(entries: readonly RegistryEntry[], seen: readonly SeenFile[]): { ids: Map<string, string>; entries: RegistryEntry[]; changed: boolean } {
+  const byPath = new Map(entries.map((e) => [e.path, e]));
   const ids = new Map<string, string>();
-  // Registered documents whose file was not seen at its old path, by content: rename candidates.
-  const vanished = new Map<string, RegistryEntry[]>();
-  for (const e of [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : 1))) {
-    if (seenPaths.has(e.path)) continue;
-    const list = vanished.get(e.content_hash) ?? [];
-    list.push(e);
-    vanished.set(e.content_hash, list);
-  }
+  let changed = false;
   const fresh: SeenFile[] = [];
+  const seenPaths = new Set<string>();
   for (const s of seen) {
+    seenPaths.add(s.path);
     const known = byPath.get(s.path);
-    if (known) {
-      known.content_hash = s.content_hash;
+    if (!known) fresh.push(s);
+    else {
+      if (known.content_hash !== s.content_hash) {
+        byPath.set(s.path, { ...known, content_hash: s.content_hash });
+        changed = true;
+      }
       ids.set(s.path, known.doc_id);
-    } else fresh.push(s);
-  }
-  for (const s of [...fresh].sort((a, b) => (a.path < b.path ? -1 : 1))) {
-    const moved = vanished.get(s.content_hash)?.shift();
-    if (moved) {
-      byPath.delete(moved.path);
-      byPath.set(s.path, { doc_id: moved.doc_id, path: s.path, content_hash: s.content_hash });
-      ids.set(s.path, moved.doc_id);
-      continue;
     }
-    const id = newDocId(s.path, taken);
-    taken.add(id);
-    byPath.set(s.path, { doc_id: id, path: s.path, content_hash: s.content_hash });
-    ids.set(s.path, id);
+  }
+  if (fresh.length > 0) {
+    changed = true;
+    const taken = new Set(entries.map((e) => e.doc_id));
+    // Registered documents whose file was not seen at its old path, by content: rename candidates.
+    const vanished = new Map<string, RegistryEntry[]>();
+    for (const e of entries.filter((e) => !seenPaths.has(e.path)).sort((a, b) => (a.path < b.path ? -1 : 1))) {
+      const list = vanished.get(e.content_hash) ?? [];
+      list.push(e);
+      vanished.set(e.content_hash, list);
+    }
+    for (const s of [...fresh].sort((a, b) => (a.path < b.path ? -1 : 1))) {
+      const moved = vanished.get(s.content_hash)?.shift();
+      if (moved) {
+        byPath.delete(moved.path);
+        byPath.set(s.path, { doc_id: moved.doc_id, path: s.path, content_hash: s.content_hash });
+        ids.set(s.path, moved.doc_id);
+        continue;
+      }
+      const id = newDocId(s.path, taken);
+      taken.add(id);
+      byPath.set(s.path, { doc_id: id, path: s.path, content_hash: s.content_hash });
+      ids.set(s.path, id);
+    }
   }
   const out = [...byPath.values()].sort((a, b) => (a.doc_id < b.doc_id ? -1 : a.doc_id > b.doc_id ? 1 : 0));
-  return { ids, entries: out };
+  return { ids, entries: out, changed };
 }
 
-export async function loadRegistry(dir: DataDir): Promise<RegistryEntry[]> {
-  return (await readVersioned(dir.documentsFile, DOCUMENTS_FORMAT_VERSION, DocumentsFile))?.entries ?? [];
+/** The registry this process wrote last (entries are never mutated: assignDocIds copies). */
+const lastWritten = new FileMemo<readonly RegistryEntry[]>();
+
+export async function loadRegistry(dir: DataDir): Promise<readonly RegistryEntry[]> {
+  return lastWritten.get(dir.documentsFile) ?? (await readVersioned(dir.documentsFile, DOCUMENTS_FORMAT_VERSION, DocumentsFile))?.entries ?? [];
 }
 
-/** Assigns ids for a scan and persists the registry atomically under the store lock. */
+/**
+ * Assigns ids for a scan and persists the registry atomically. Only builds and scans write the registry,
+ * and they hold the data directory's build lock (see ingestSources), so it needs no lock of its own.
+ */
 export async function registerDocuments(dir: DataDir, seen: readonly SeenFile[]): Promise<Map<string, string>> {
-  return withStoreLock(dir, async () => {
-    const before = await loadRegistry(dir);
-    const { ids, entries } = assignDocIds(before, seen);
-    // Entries come out sorted by doc_id, so an unchanged registry compares equal and is not rewritten.
-    // Compact: it lists every file ever seen.
-    if (JSON.stringify(entries) !== JSON.stringify(before)) await writeVersioned(dir.documentsFile, { formatVersion: DOCUMENTS_FORMAT_VERSION, entries }, { compact: true });
-    return ids;
-  });
+  const before = await loadRegistry(dir);
+  const { ids, entries, changed } = assignDocIds(before, seen);
+  // Compact: it lists every file ever seen.
+  if (changed) {
+    await writeVersioned(dir.documentsFile, { formatVersion: DOCUMENTS_FORMAT_VERSION, entries }, { compact: true });
+    lastWritten.remember(dir.documentsFile, entries);
+  }
+  return ids;
 }

@@ -82,7 +82,8 @@ function statOf(file: string): { size: number; mtimeMs: number } | null {
 /**
  * Walks every source, then reads, hashes, parses and blocks each changed file (in worker threads), then
  * assigns stable doc_ids from the persisted registry. A bad file becomes a failed_documents entry and the
- * batch goes on. Output is sorted by path, so the same files give the same result.
+ * batch goes on. Output is sorted by path, so the same files give the same result. The caller holds the
+ * data directory's build lock: the doc_id registry is rewritten.
  */
 export async function ingestSources<P extends PreviousFile = PreviousFile>(dir: DataDir, options: IngestOptions, run: IngestRunOptions<P> = {}): Promise<IngestRun & { reused: Array<ReusedFile<P>> }> {
   const { signal, onProgress } = run;

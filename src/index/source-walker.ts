@@ -25,7 +25,8 @@ export interface WalkResult {
 const ALWAYS_SKIPPED = new Set(['node_modules']);
 
 interface IgnoreLayer {
-  base: string;
+  /** The folder holding the .gitignore, relative to the source root ('' for the root). */
+  baseRel: string;
   rules: Ignore;
 }
 
@@ -38,10 +39,11 @@ async function loadGitignore(dir: string): Promise<Ignore | null> {
   }
 }
 
-function ignoredBy(layers: readonly IgnoreLayer[], abs: string, isDir: boolean): boolean {
+/** `rel` is the entry's '/'-separated path below the source root; each layer's base is a folder on it. */
+function ignoredBy(layers: readonly IgnoreLayer[], rel: string, isDir: boolean): boolean {
   for (const l of layers) {
-    const rel = path.relative(l.base, abs).split(path.sep).join('/');
-    if (rel && l.rules.ignores(isDir ? `${rel}/` : rel)) return true;
+    const below = l.baseRel === '' ? rel : rel.slice(l.baseRel.length + 1);
+    if (below && l.rules.ignores(isDir ? `${below}/` : below)) return true;
   }
   return false;
 }
@@ -60,7 +62,9 @@ export async function walkSource(source: Source, signal?: AbortSignal): Promise<
   const exclude = source.exclude.length ? picomatch(source.exclude, { dot: true }) : () => false;
   const visited = new Set<string>();
 
-  async function walk(dir: string, layers: IgnoreLayer[]): Promise<void> {
+  // Paths below the root are built as strings as the walk descends (path.relative per entry cost more
+  // than the rest of the walk on large folders).
+  async function walk(dir: string, relDir: string, layers: IgnoreLayer[]): Promise<void> {
     signal?.throwIfAborted();
     let real: string;
     try {
@@ -82,7 +86,7 @@ export async function walkSource(source: Source, signal?: AbortSignal): Promise<
       return;
     }
     const gi = await loadGitignore(dir);
-    const here = gi ? [...layers, { base: dir, rules: gi }] : layers;
+    const here = gi ? [...layers, { baseRel: relDir, rules: gi }] : layers;
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const e of entries) {
       if (!source.include_hidden && e.name.startsWith('.')) continue;
@@ -106,17 +110,17 @@ export async function walkSource(source: Source, signal?: AbortSignal): Promise<
           continue;
         }
       }
-      if (ignoredBy(here, abs, isDir)) continue;
-      const rel = path.relative(source.path, abs).split(path.sep).join('/');
+      const rel = relDir === '' ? e.name : `${relDir}/${e.name}`;
+      if (ignoredBy(here, rel, isDir)) continue;
       if (isDir) {
         if (exclude(rel) || exclude(`${rel}/`)) continue;
-        await walk(abs, here);
+        await walk(abs, rel, here);
       } else if (isFile && include(rel) && !exclude(rel)) {
         files.push({ path: abs, relPath: rel, source });
       }
     }
   }
 
-  await walk(source.path, []);
+  await walk(source.path, '', []);
   return { files, problems };
 }

@@ -56,4 +56,17 @@ describe('assignDocIds', () => {
     ]);
     assert.equal(back.ids.get('/n/a.md'), idA);
   });
+
+  it('says whether the registry changed, so an unchanged one is not rewritten', () => {
+    const both = [
+      { path: '/n/a.md', content_hash: 'h1' },
+      { path: '/n/b.md', content_hash: 'h2' },
+    ];
+    assert.equal(first.changed, true);
+    assert.equal(assignDocIds(first.entries, both).changed, false);
+    assert.deepEqual(assignDocIds(first.entries, both).entries, first.entries);
+    assert.equal(assignDocIds(first.entries, [{ path: '/n/a.md', content_hash: 'h1' }]).changed, false, 'a file not seen keeps its entry');
+    assert.equal(assignDocIds(first.entries, [both[0]!, { path: '/n/b.md', content_hash: 'h3' }]).changed, true);
+    assert.equal(assignDocIds(first.entries, [...both, { path: '/n/c.md', content_hash: 'h4' }]).changed, true);
+  });
 });

@@ -7,6 +7,7 @@ import { DEFAULT_INGEST_OPTIONS, type Document } from '../src/index/model';
 import { SNAPSHOT_FORMAT_VERSION, type SnapshotManifest } from '../src/index/snapshot-manifest';
 import { FILES } from '../src/index/snapshot-store';
 import { segmentDir, writeSegment } from '../src/index/segment-store';
+import { StagedFolder } from '../src/index/staged-folder';
 
 const QA = path.join(__dirname, '..', '..', 'shared', 'corpus', 'qa');
 
@@ -45,7 +46,7 @@ export function seededRandom(seed: number): () => number {
  */
 export async function writeBenchSnapshot(dir: DataDir, id: string, documents: Document[], matrix: Float32Array, dims: number, shares: number[] = [1]): Promise<number> {
   const folder = dir.snapshotDir(id);
-  fs.mkdirSync(folder, { recursive: true });
+  const staged = new StagedFolder(folder);
   const t = performance.now();
   const rowOf = new Map<Document, number>();
   let row = 0;
@@ -68,7 +69,7 @@ export async function writeBenchSnapshot(dir: DataDir, id: string, documents: Do
       at += d.blocks.length;
       placed.set(d, id);
     }
-    await writeSegment(segmentDir(folder, id), docs, buildBm25(docs.flatMap((d) => d.blocks.map((b) => b.text))), m);
+    await writeSegment(staged, segmentDir(folder, id), docs, buildBm25(docs.flatMap((d) => d.blocks.map((b) => b.text))), m);
     segments.push({ id, documents: docs.length, blocks });
   }
   const ms = performance.now() - t;
@@ -81,5 +82,6 @@ export async function writeBenchSnapshot(dir: DataDir, id: string, documents: Do
     error: null,
   };
   await writeVersioned(path.join(folder, FILES.manifest), manifest);
+  await staged.sync();
   return ms;
 }

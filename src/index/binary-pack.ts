@@ -19,7 +19,8 @@ function typeOf(a: Typed): ArrayType {
   return 'f32';
 }
 
-export async function writePack(file: string, meta: unknown, arrays: Record<string, Typed>): Promise<void> {
+/** The bytes of a pack file. */
+export function encodePack(meta: unknown, arrays: Record<string, Typed>): Buffer {
   const sections: Array<{ name: string; type: ArrayType; offset: number; length: number }> = [];
   let offset = 0;
   for (const [name, a] of Object.entries(arrays)) {
@@ -36,8 +37,12 @@ export async function writePack(file: string, meta: unknown, arrays: Record<stri
     const a = arrays[s.name]!;
     Buffer.from(a.buffer, a.byteOffset, a.byteLength).copy(buf, headerPadded + s.offset);
   }
+  return buf;
+}
+
+export async function writePack(file: string, meta: unknown, arrays: Record<string, Typed>): Promise<void> {
   try {
-    await writeDurable(file, buf);
+    await writeDurable(file, encodePack(meta, arrays));
   } catch (err) {
     throw new StoreError('store_io', `cannot write ${file}: ${errorMessage(err)}`, { cause: err });
   }

@@ -11,16 +11,18 @@ import { FUSION_DEPTH, RRF_K } from './hybrid-search';
 import type { IngestPool } from './ingest-pool';
 import { ingestSources, type ReusedFile } from './ingest-sources';
 import { KEYWORD_TOKENIZER_NAME } from './keyword-tokenizer';
-import { writeVersioned } from './json-file';
 import type { Document, FailedDocument, IngestOptions } from './model';
 import { type ManifestDocument, type ManifestEmbedding, type ManifestSegment, SNAPSHOT_FORMAT_VERSION, type SnapshotManifest, type SnapshotState } from './snapshot-manifest';
-import { BUILDING_SUFFIX, FILES, pointActiveTo, readActiveId, readManifest } from './snapshot-store';
+import { BUILDING_SUFFIX, DELETING_SUFFIX, FILES, pointActiveTo, readActiveId, readManifest, removeSnapshotFolder } from './snapshot-store';
 import { fsyncDirSync } from './durable-write';
-import { StoreError } from './errors';
+import { StoreError, errorMessage } from './errors';
 import { planMerges } from './segment-plan';
 import { type RowRun, SEGMENT_FILES, linkSegment, newSegmentId, readSegmentDocuments, scatterSegmentVectors, segmentDir, writeSegment } from './segment-store';
 import type { PauseGate } from './pause-gate';
 import { isPinned } from './snapshot-pins';
+import { StagedFolder } from './staged-folder';
+import { FileMemo } from './file-memo';
+import { removeTree } from './remove-tree';
 import { TOKENIZER_NAME } from './tokenizer';
 import { normalizeRows } from './vector-index';
 
@@ -74,7 +76,7 @@ async function sweepLeftovers(dir: DataDir): Promise<void> {
   } catch {
     return;
   }
-  for (const n of names) if (n.endsWith(BUILDING_SUFFIX) || n.endsWith('.deleting')) await fs.rm(path.join(dir.snapshotsDir, n), { recursive: true, force: true });
+  for (const n of names) if (n.endsWith(BUILDING_SUFFIX) || n.endsWith(DELETING_SUFFIX)) await removeTree(path.join(dir.snapshotsDir, n));
 }
 
 interface EmbedOutcome {
@@ -198,6 +200,22 @@ function segmentsIntact(folder: string, m: SnapshotManifest): boolean {
   });
 }
 
+/**
+ * The manifest of the snapshot this process built last (frozen): usually the parent of its next build,
+ * which so does not read and validate again what it has just written.
+ */
+const lastBuilt = new FileMemo<SnapshotManifest>();
+
+/** The manifest, compact (builds read and write it on every run), in the staged snapshot folder. */
+async function writeManifest(staged: StagedFolder, manifest: SnapshotManifest): Promise<void> {
+  const file = path.join(staged.root, FILES.manifest);
+  try {
+    await staged.write(file, `${JSON.stringify(manifest)}\n`);
+  } catch (err) {
+    throw new StoreError('store_io', `cannot write ${file}: ${errorMessage(err)}`, { cause: err });
+  }
+}
+
 const byDocId = <T extends { doc_id: string }>(a: T, b: T) => (a.doc_id < b.doc_id ? -1 : a.doc_id > b.doc_id ? 1 : 0);
 
 /** A document taken from a parent segment into the new one, with its vector rows when they still fit. */
@@ -265,9 +283,10 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
       const now = new Date();
       const id = newSnapshotId(now);
       const work = path.join(dir.snapshotsDir, `${id}${BUILDING_SUFFIX}`);
-      await fs.mkdir(work, { recursive: true });
+      const staged = new StagedFolder(work);
       const parent = await readActiveId(dir);
-      const parentManifest = parent ? await readManifest(dir, parent).catch(() => null) : null;
+      const parentFile = parent ? path.join(dir.snapshotDir(parent), FILES.manifest) : '';
+      const parentManifest = parent ? (lastBuilt.get(parentFile) ?? (await readManifest(dir, parent).catch(() => null))) : null;
       const embeddingInfo = (dims: number | null): ManifestEmbedding =>
         opts.embedding.provider === 'none'
           ? { provider: 'none' }
@@ -293,7 +312,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
         error: null,
       };
       try {
-        await writeVersioned(path.join(work, FILES.manifest), manifest);
+        await writeManifest(staged, manifest);
         let t = performance.now();
         const parentFolder = parent ? dir.snapshotDir(parent) : '';
         // A parent whose segment files were damaged or removed by hand is not built upon: a full build.
@@ -365,7 +384,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
         t = performance.now();
         opts.onProgress?.({ stage: 'write', done: 0, total: 1 });
         const withVectors = manifest.embedding.provider !== 'none';
-        for (const sg of keptSegments) await linkSegment(segmentDir(parentFolder, sg.id), segmentDir(work, sg.id), withVectors);
+        for (const sg of keptSegments) await linkSegment(staged, segmentDir(parentFolder, sg.id), segmentDir(work, sg.id), withVectors);
         const segments: ManifestSegment[] = keptSegments.map((sg) => ({ ...sg }));
         const newSegment = newSegmentId(now.getTime());
         if (bm25) {
@@ -384,7 +403,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
               row += doc.blocks.length;
             }
           }
-          await writeSegment(segmentDir(work, newSegment), newDocs, bm25, matrix);
+          await writeSegment(staged, segmentDir(work, newSegment), newDocs, bm25, matrix);
           segments.push({ id: newSegment, documents: newDocs.length, blocks: texts.length });
         }
         manifest.stats.durations_ms.write = Math.round(performance.now() - t);
@@ -424,13 +443,14 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
           reused_documents: documents.filter((d) => d.reused).length,
         });
         manifest.finished_at = new Date().toISOString();
-        // Compact: a manifest lists every document, and builds read and write it on every run.
-        await writeVersioned(path.join(work, FILES.manifest), manifest, { compact: true });
-        fsyncDirSync(work);
+        await writeManifest(staged, manifest);
+        // Every file of the snapshot is durable before its folder is renamed into view.
+        await staged.sync();
         await fs.rename(work, dir.snapshotDir(id));
         fsyncDirSync(dir.snapshotsDir);
+        lastBuilt.remember(path.join(dir.snapshotDir(id), FILES.manifest), manifest);
       } catch (err) {
-        await fs.rm(work, { recursive: true, force: true }).catch(() => undefined);
+        await removeTree(work).catch(() => undefined);
         throw err;
       }
       // A snapshot that lost documents because the embedding endpoint failed would hide documents the
@@ -479,7 +499,7 @@ export async function applyRetention(dir: DataDir, policy: RetentionPolicy, now 
   }
   const finished: Array<{ id: string; time: number }> = [];
   for (const id of names) {
-    if (id === active || id.endsWith(BUILDING_SUFFIX) || id.endsWith('.deleting')) continue;
+    if (id === active || id.endsWith(BUILDING_SUFFIX) || id.endsWith(DELETING_SUFFIX)) continue;
     let time = timeOfId(id);
     if (time === null) {
       // Not named by a build (made by hand or by a tool): its manifest says when, or it is left alone.
@@ -494,7 +514,7 @@ export async function applyRetention(dir: DataDir, policy: RetentionPolicy, now 
   for (const m of finished.slice(policy.keep)) {
     if (policy.keepDays !== null && now.getTime() - m.time < policy.keepDays * 86_400_000) continue;
     if (await isPinned(dir, m.id)) continue;
-    await fs.rm(dir.snapshotDir(m.id), { recursive: true, force: true });
+    await removeSnapshotFolder(dir, m.id);
     deleted.push(m.id);
   }
   return deleted;

@@ -3,12 +3,12 @@ import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Bm25Data } from './bm25-index';
-import { readPack, writePack } from './binary-pack';
-import { fsyncDirSync, writeDurable } from './durable-write';
+import { encodePack, readPack } from './binary-pack';
 import { StoreError, errorMessage } from './errors';
-import { readVersioned, writeVersioned } from './json-file';
+import { readVersioned } from './json-file';
 import type { Document } from './model';
 import { DocumentsPayload, SEGMENT_FORMAT_VERSION } from './snapshot-manifest';
+import type { StagedFolder } from './staged-folder';
 
 /**
  * A segment is one immutable set of index files for some documents: `documents.json` (the documents,
@@ -29,21 +29,29 @@ export function newSegmentId(now = Date.now()): string {
   return `g${now.toString(36)}-${crypto.randomBytes(3).toString('hex')}`;
 }
 
-/** Writes a segment's files, each fsynced, and its folder entry. */
-export async function writeSegment(folder: string, documents: readonly Document[], bm25: Bm25Data, matrix: Float32Array | null): Promise<void> {
-  fsSync.mkdirSync(folder, { recursive: true });
-  await writeVersioned(path.join(folder, SEGMENT_FILES.documents), { formatVersion: SEGMENT_FORMAT_VERSION, documents: [...documents] }, { compact: true });
-  await writePack(path.join(folder, SEGMENT_FILES.keyword), { terms: bm25.terms }, { offsets: bm25.offsets, blocks: bm25.blocks, tfs: bm25.tfs, docLengths: bm25.docLengths });
-  if (matrix) await writeDurable(path.join(folder, SEGMENT_FILES.vectors), new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength));
-  fsyncDirSync(folder);
+/** Writes a segment's files into a staged snapshot folder (made durable by its `sync()`). */
+export async function writeSegment(staged: StagedFolder, folder: string, documents: readonly Document[], bm25: Bm25Data, matrix: Float32Array | null): Promise<void> {
+  const write = async (name: string, content: string | Uint8Array) => {
+    try {
+      await staged.write(path.join(folder, name), content);
+    } catch (err) {
+      throw new StoreError('store_io', `cannot write ${path.join(folder, name)}: ${errorMessage(err)}`, { cause: err });
+    }
+  };
+  await write(SEGMENT_FILES.documents, `${JSON.stringify({ formatVersion: SEGMENT_FORMAT_VERSION, documents })}\n`);
+  await write(SEGMENT_FILES.keyword, encodePack({ terms: bm25.terms }, { offsets: bm25.offsets, blocks: bm25.blocks, tfs: bm25.tfs, docLengths: bm25.docLengths }));
+  if (matrix) await write(SEGMENT_FILES.vectors, new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength));
 }
 
 /** Errors for which a hard link cannot be made but a copy can (other device, file system without links). */
 const NO_LINK = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK', 'ENOSYS']);
 
-/** Makes a parent's segment part of a new snapshot: a hard link per file (a copy where links are impossible). */
-export async function linkSegment(fromFolder: string, toFolder: string, withVectors: boolean): Promise<void> {
-  fsSync.mkdirSync(toFolder, { recursive: true });
+/**
+ * Makes a parent's segment part of a staged snapshot: a hard link per file (a copy where links are
+ * impossible). The parent's files are durable already; the new entries are synced with the folder.
+ */
+export async function linkSegment(staged: StagedFolder, fromFolder: string, toFolder: string, withVectors: boolean): Promise<void> {
+  staged.mkdir(toFolder);
   const names = [SEGMENT_FILES.documents, SEGMENT_FILES.keyword, ...(withVectors ? [SEGMENT_FILES.vectors] : [])];
   for (const name of names) {
     const from = path.join(fromFolder, name);
@@ -54,15 +62,9 @@ export async function linkSegment(fromFolder: string, toFolder: string, withVect
       const code = (err as NodeJS.ErrnoException).code ?? '';
       if (!NO_LINK.has(code)) throw new StoreError('store_io', `cannot link ${from} into the new snapshot: ${errorMessage(err)}`, { cause: err });
       await fs.copyFile(from, to);
-      const h = await fs.open(to, 'r+');
-      try {
-        await h.sync();
-      } finally {
-        await h.close();
-      }
+      staged.track(to);
     }
   }
-  fsyncDirSync(toFolder);
 }
 
 export async function readSegmentDocuments(folder: string): Promise<Document[]> {

@@ -1,3 +1,4 @@
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -10,6 +11,7 @@ import { ActivePointer, SNAPSHOT_FORMAT_VERSION, SnapshotManifest } from './snap
 import { type RowRun, readSegmentDocuments, readSegmentKeyword, scatterSegmentVectors, segmentDir } from './segment-store';
 import { VectorIndex } from './vector-index';
 import { isPinned } from './snapshot-pins';
+import { removeTree } from './remove-tree';
 
 /**
  * Snapshots on disk: `snapshots/<id>/` holds manifest.json and `segments/<segment id>/` (see
@@ -19,6 +21,7 @@ import { isPinned } from './snapshot-pins';
  */
 export const FILES = { manifest: 'manifest.json' } as const;
 export const BUILDING_SUFFIX = '.building';
+export const DELETING_SUFFIX = '.deleting';
 
 export async function readManifest(dir: DataDir, id: string): Promise<SnapshotManifest | null> {
   const file = path.join(dir.snapshotDir(id), FILES.manifest);
@@ -46,6 +49,7 @@ export async function listSnapshots(dir: DataDir): Promise<SnapshotManifest[]> {
   }
   const out: SnapshotManifest[] = [];
   for (const n of names) {
+    if (n.endsWith(DELETING_SUFFIX)) continue;
     const m = await readManifest(dir, n).catch(() => null);
     if (m) out.push(n.endsWith(BUILDING_SUFFIX) ? { ...m, state: 'building' } : m);
   }
@@ -80,10 +84,17 @@ export async function deleteSnapshot(dir: DataDir, id: string): Promise<void> {
   // A snapshot of an older format cannot be used but can be deleted.
   const exists = await readManifest(dir, id).catch((err: unknown) => (err instanceof StoreError && err.code === 'store_old_version' ? true : Promise.reject(err)));
   if (!exists) throw new DocQaError('snapshot_not_found', `no snapshot ${id}`);
-  // Rename first so that a half-deleted folder never looks like a snapshot.
-  const trash = path.join(dir.snapshotsDir, `${id}.deleting`);
-  await fs.rename(dir.snapshotDir(id), trash);
-  await fs.rm(trash, { recursive: true, force: true });
+  await removeSnapshotFolder(dir, id);
+}
+
+/**
+ * Removes a snapshot's folder, renamed first so that a half-deleted folder never looks like a snapshot
+ * (a crash leaves `<id>.deleting`, which the next build removes).
+ */
+export async function removeSnapshotFolder(dir: DataDir, id: string): Promise<void> {
+  const trash = path.join(dir.snapshotsDir, `${id}${DELETING_SUFFIX}`);
+  fsSync.renameSync(dir.snapshotDir(id), trash);
+  await removeTree(trash);
 }
 
 /** One snapshot, loaded for search: documents in doc_id order, blocks globally numbered in that order. */

@@ -52,6 +52,17 @@ describe('snapshot lifecycle', () => {
     assert.equal((await listSnapshots(dir)).length, 2);
   });
 
+  it('a snapshot whose deletion was interrupted is never listed, and the next build removes it', async () => {
+    const { dir, build } = await setup();
+    const old = await build(5);
+    await build(5);
+    // What a crash in the middle of retention or `snapshots delete` leaves: the renamed, partly emptied folder.
+    fs.renameSync(dir.snapshotDir(old), path.join(dir.snapshotsDir, `${old}.deleting`));
+    assert.ok(!(await listSnapshots(dir)).some((m) => m.id === old));
+    await build(5);
+    assert.ok(!fs.readdirSync(dir.snapshotsDir).some((n) => n.startsWith(old)));
+  });
+
   it('an age rule keeps young snapshots beyond the count; old ones beyond both go', async () => {
     const { dir, build } = await setup();
     const ids = [await build(10), await build(10), await build(10), await build(10)];

@@ -323,6 +323,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
           previous: reuse === 'none' ? undefined : new Map(parentManifest!.documents.map((d) => [d.path, d])),
           trustMtimeBefore: parentManifest ? Date.parse(parentManifest.created_at) - MTIME_GRANULARITY_MS : undefined,
           gate: opts.gate,
+          staged,
           onProgress: (p) => opts.onProgress?.({ stage: 'ingest', done: p.done, total: p.total }),
         });
         manifest.sources = ingest.sources;

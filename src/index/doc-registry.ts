@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { DataDir } from './data-dir';
 import { FileMemo } from './file-memo';
 import { readVersioned, writeVersioned } from './json-file';
+import type { StagedFolder } from './staged-folder';
 
 export const DOCUMENTS_FORMAT_VERSION = 1;
 
@@ -19,6 +20,7 @@ export const DocumentsFile = z.object({
   formatVersion: z.literal(DOCUMENTS_FORMAT_VERSION),
   entries: z.array(RegistryEntry),
 });
+export type DocumentsFile = z.infer<typeof DocumentsFile>;
 
 export interface SeenFile {
   path: string;
@@ -95,14 +97,25 @@ export async function loadRegistry(dir: DataDir): Promise<readonly RegistryEntry
 /**
  * Assigns ids for a scan and persists the registry atomically. Only builds and scans write the registry,
  * and they hold the data directory's build lock (see ingestSources), so it needs no lock of its own.
+ * With `staged` (a snapshot being built), the new registry replaces the old one when that snapshot's
+ * files are synced, in the same pass instead of an fsync of its own: a build that fails or crashes
+ * leaves the registry as it was. Either way ids stay consistent, since the next scan derives the same
+ * ids again (from paths, and from content for moves).
  */
-export async function registerDocuments(dir: DataDir, seen: readonly SeenFile[]): Promise<Map<string, string>> {
+export async function registerDocuments(dir: DataDir, seen: readonly SeenFile[], staged?: StagedFolder): Promise<Map<string, string>> {
   const before = await loadRegistry(dir);
   const { ids, entries, changed } = assignDocIds(before, seen);
-  // Compact: it lists every file ever seen.
-  if (changed) {
-    await writeVersioned(dir.documentsFile, { formatVersion: DOCUMENTS_FORMAT_VERSION, entries }, { compact: true });
+  if (!changed) return ids;
+  const file: DocumentsFile = { formatVersion: DOCUMENTS_FORMAT_VERSION, entries };
+  if (staged) {
+    // Compact: it lists every file ever seen.
+    await staged.writeAndMoveOut(REGISTRY_STAGED_NAME, `${JSON.stringify(file)}\n`, dir.documentsFile, () => lastWritten.remember(dir.documentsFile, entries));
+  } else {
+    await writeVersioned(dir.documentsFile, file, { compact: true });
     lastWritten.remember(dir.documentsFile, entries);
   }
   return ids;
 }
+
+/** The registry's name inside a staged snapshot folder, until the build commits. */
+const REGISTRY_STAGED_NAME = 'documents.registry.json';

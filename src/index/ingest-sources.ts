@@ -5,6 +5,7 @@ import { createIngestPool, type IngestPool, type ScanOutcome } from './ingest-po
 import type { Document, FailedDocument, IngestOptions } from './model';
 import { type SourceFile, walkSource } from './source-walker';
 import type { PauseGate } from './pause-gate';
+import type { StagedFolder } from './staged-folder';
 import { loadSources, type Source } from './sources';
 
 export interface IngestProgress {
@@ -61,6 +62,8 @@ export interface IngestRunOptions<P extends PreviousFile = PreviousFile> {
   trustMtimeBefore?: number;
   /** Holds the batch between documents while paused. */
   gate?: PauseGate;
+  /** The snapshot being built: the registry's changes are committed with it (see registerDocuments). */
+  staged?: StagedFolder;
 }
 
 const byPath = <T extends { path: string }>(a: T, b: T) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
@@ -152,7 +155,7 @@ export async function ingestSources<P extends PreviousFile = PreviousFile>(dir: 
       mtimes.set(o.document.path, o.mtime_ms ?? 0);
     } else failed.push(o.failure);
   }
-  const ids = await registerDocuments(dir, [...documents.map((d) => ({ path: d.path, content_hash: d.content_hash })), ...reused.map((r) => ({ path: r.previous.path, content_hash: r.previous.content_hash }))]);
+  const ids = await registerDocuments(dir, [...documents.map((d) => ({ path: d.path, content_hash: d.content_hash })), ...reused.map((r) => ({ path: r.previous.path, content_hash: r.previous.content_hash }))], run.staged);
   for (const d of documents) d.doc_id = ids.get(d.path)!;
   for (const r of reused) r.doc_id = ids.get(r.previous.path)!;
   return { sources, documents: documents.sort(byPath), failed_documents: failed.sort(byPath), reused, mtimes };

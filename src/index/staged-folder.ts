@@ -18,6 +18,8 @@ const SYNCS_IN_FLIGHT = 8;
 export class StagedFolder {
   private readonly files = new Set<string>();
   private readonly dirs = new Set<string>();
+  /** Files written here to be renamed out, over their target, once everything is durable. */
+  private readonly moves: Array<{ from: string; to: string; then: () => void }> = [];
 
   constructor(readonly root: string) {
     fs.mkdirSync(root, { recursive: true });
@@ -51,12 +53,26 @@ export class StagedFolder {
     this.files.add(file);
   }
 
+  /**
+   * A file outside the folder that changes together with it (the doc_id registry): written here as
+   * `name`, synced with the rest, and renamed over `target` by sync(), then `then` runs. A crash before
+   * that leaves the target as it was, and the staged copy goes with the folder.
+   */
+  async writeAndMoveOut(name: string, content: string | Uint8Array, target: string, then: () => void = () => undefined): Promise<void> {
+    const from = path.join(this.root, name);
+    await this.write(from, content);
+    this.moves.push({ from, to: target, then });
+  }
+
   /** A file put in the folder by other means (a copy), synced with the rest. */
   track(file: string): void {
     this.files.add(file);
   }
 
-  /** Every file written and every folder entry made here is on disk when this resolves. */
+  /**
+   * Every file written and every folder entry made here is on disk when this resolves; then the files
+   * staged to move out replace their targets.
+   */
   async sync(): Promise<void> {
     const work = [...[...this.files].map((f) => () => syncFile(f)), ...[...this.dirs].map((d) => () => syncDir(d))];
     let next = 0;
@@ -64,6 +80,11 @@ export class StagedFolder {
       while (next < work.length) await work[next++]!();
     };
     await Promise.all(Array.from({ length: Math.min(SYNCS_IN_FLIGHT, work.length) }, worker));
+    for (const m of this.moves.splice(0)) {
+      fs.renameSync(m.from, m.to);
+      this.files.delete(m.from);
+      m.then();
+    }
   }
 }
 

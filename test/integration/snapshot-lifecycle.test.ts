@@ -124,6 +124,7 @@ describe('background build control', () => {
 
     // Cancel a second build while it is paused: nothing changes on disk but the leftovers are swept.
     fs.writeFileSync(path.join(notes, 'n0.md'), '# N0\n\nChanged.\n');
+    const registry = fs.readFileSync(dir.documentsFile, 'utf8');
     const ac = new AbortController();
     gate.pause();
     const second = buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding: { provider: 'none' }, embeddingApiKey: '', pool, gate, signal: ac.signal });
@@ -133,6 +134,7 @@ describe('background build control', () => {
     gate.resume();
     assert.equal(await readActiveId(dir), manifest.id);
     assert.deepEqual(fs.readdirSync(dir.snapshotsDir), [manifest.id]);
+    assert.equal(fs.readFileSync(dir.documentsFile, 'utf8'), registry, 'the registry changes only with a finished build');
   });
 });
 

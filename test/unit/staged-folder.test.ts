@@ -25,6 +25,20 @@ describe('staged folder', () => {
     assert.deepEqual(new Uint8Array(fs.readFileSync(path.join(staged.root, 'segments', 'g1', 'vectors.f32'))), large);
   });
 
+  it('replaces a file outside the folder only once everything is synced, then says so', async () => {
+    const target = path.join(root, 'documents.json');
+    fs.writeFileSync(target, 'old');
+    const staged = new StagedFolder(path.join(root, 'snap.building'));
+    let moved = false;
+    await staged.writeAndMoveOut('registry.json', 'new', target, () => (moved = true));
+    assert.equal(fs.readFileSync(target, 'utf8'), 'old', 'untouched until the sync');
+    assert.equal(moved, false);
+    await staged.sync();
+    assert.equal(fs.readFileSync(target, 'utf8'), 'new');
+    assert.equal(moved, true);
+    assert.equal(fs.existsSync(path.join(staged.root, 'registry.json')), false);
+  });
+
   it('fails the sync when a file it wrote has gone (it never reports durable what is not there)', async () => {
     const staged = new StagedFolder(path.join(root, 'snap.building'));
     await staged.write(path.join(staged.root, 'x.json'), '{}');

@@ -32,6 +32,14 @@ function bruteForce(matrix: Float32Array, q: Float32Array, dims: number): number
   return best;
 }
 
+/** One load of a snapshot from a collected heap, nothing of it kept. */
+async function timedLoad(dir: DataDir, id: string): Promise<number> {
+  gc();
+  const t = performance.now();
+  await loadSnapshot(dir, id);
+  return performance.now() - t;
+}
+
 export async function indexBench(sizes: number[] = [10_000, 100_000]): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const qa = qaParagraphs();
@@ -88,9 +96,11 @@ export async function indexBench(sizes: number[] = [10_000, 100_000]): Promise<B
       const memBefore = mem();
       const t = performance.now();
       let snap = await loadSnapshot(dir, id);
-      const loadMs = performance.now() - t;
+      const firstLoadMs = performance.now() - t;
       gc();
       const memAfter = mem();
+      // Best of two loads, as the floor is the best of two reads (a single sample moved by ±30 % here).
+      const loadMs = Math.min(firstLoadMs, await timedLoad(dir, id));
       rows.push({ name: `index.${n / 1000}k.cold_load_ms`, value: loadMs, unit: 'ms', floor: raw, ratio: loadMs / raw, target: '<= 3' });
       rows.push({ name: `index.${n / 1000}k.resident_MB (heap + buffers)`, value: (memAfter - memBefore) / 1e6, unit: 'MB', floor: (textBytes + n * DIMS * 4) / 1e6, ratio: (memAfter - memBefore) / (textBytes + n * DIMS * 4), target: '<= 1.5' });
       if (!snap.vectors) throw new Error('unreachable');
@@ -123,10 +133,8 @@ export async function indexBench(sizes: number[] = [10_000, 100_000]): Promise<B
         for (const f of segFiles) fs.readFileSync(f);
         return performance.now() - s;
       }));
-      gc();
-      const ts = performance.now();
+      const segLoad = Math.min(await timedLoad(dir, segmentedId), await timedLoad(dir, segmentedId));
       const seg = await loadSnapshot(dir, segmentedId);
-      const segLoad = performance.now() - ts;
       rows.push({ name: `index.${n / 1000}k.4_segments.cold_load_ms`, value: segLoad, unit: 'ms', floor: segRaw, ratio: segLoad / segRaw, target: '<= 3' });
       const segTimes: number[] = [];
       qs.forEach((q, i) => {

@@ -515,8 +515,14 @@ export async function applyRetention(dir: DataDir, policy: RetentionPolicy, now 
   for (const m of finished.slice(policy.keep)) {
     if (policy.keepDays !== null && now.getTime() - m.time < policy.keepDays * 86_400_000) continue;
     if (await isPinned(dir, m.id)) continue;
-    await removeSnapshotFolder(dir, m.id);
-    deleted.push(m.id);
+    try {
+      await removeSnapshotFolder(dir, m.id);
+      deleted.push(m.id);
+    } catch {
+      // Gone already (another process deleted it), or not removable now (a file held open on Windows):
+      // housekeeping must not fail the build that just succeeded; the next build tries again (a
+      // half-removed one is `.deleting`, which it sweeps).
+    }
   }
   return deleted;
 }

@@ -9,6 +9,7 @@ import { readVersioned } from './json-file';
 import type { Document } from './model';
 import { DocumentsPayload, SEGMENT_FORMAT_VERSION } from './snapshot-manifest';
 import type { StagedFolder } from './staged-folder';
+import { SMALL_FILE_BYTES } from './durable-write';
 
 /**
  * A segment is one immutable set of index files for some documents: `documents.json` (the documents,
@@ -130,6 +131,33 @@ function planReads(runs: readonly RowRun[], rowBytes: number, bytes: Uint8Array)
   return reads;
 }
 
+/** The same with blocking calls, for a few rows (a one-file edit carries one small segment's rows). */
+function scatterSync(file: string, expectedSize: number, reads: readonly ScatterRead[]): void {
+  let fd: number;
+  try {
+    fd = fsSync.openSync(file, 'r');
+  } catch (err) {
+    throw new StoreError('store_corrupt', `${file} unreadable: ${errorMessage(err)}`, { cause: err });
+  }
+  try {
+    const { size } = fsSync.fstatSync(fd);
+    if (size !== expectedSize) throw new StoreError('store_corrupt', `${file} has ${size} bytes, expected ${expectedSize}`);
+    for (const { position, views } of reads) {
+      let pos = position;
+      for (const v of views) {
+        for (let done = 0; done < v.length; ) {
+          const n = fsSync.readSync(fd, v, done, v.length - done, pos + done);
+          if (n === 0) throw new StoreError('store_corrupt', `${file} ended early`);
+          done += n;
+        }
+        pos += v.length;
+      }
+    }
+  } finally {
+    fsSync.closeSync(fd);
+  }
+}
+
 /**
  * Reads runs of a segment's rows straight into their place in `target` (rows × dims): positional,
  * scattered reads, several in flight, no intermediate buffer (on the machines measured, a second copy of
@@ -139,6 +167,8 @@ export async function scatterSegmentVectors(folder: string, rows: number, dims: 
   const file = path.join(folder, SEGMENT_FILES.vectors);
   const rowBytes = dims * 4;
   const bytes = new Uint8Array(target.buffer, target.byteOffset, target.byteLength);
+  const wanted = runs.reduce((n, r) => n + r[2], 0) * rowBytes;
+  if (wanted < SMALL_FILE_BYTES) return scatterSync(file, rows * rowBytes, planReads(runs, rowBytes, bytes));
   let h: fs.FileHandle;
   try {
     h = await fs.open(file, 'r');

@@ -6,10 +6,10 @@ import { describe, it } from 'node:test';
 import { type RowRun, SEGMENT_FILES, scatterSegmentVectors } from '../../src/index/segment-store';
 
 describe('scatterSegmentVectors', () => {
-  it('puts each run of rows exactly where it belongs, runs adjacent in the file or not, in any order', async () => {
+  // 3 dimensions: a few kilobytes, read with blocking calls; 256: megabytes, read asynchronously.
+  for (const dims of [3, 256]) it(`puts each run of rows exactly where it belongs, runs adjacent in the file or not, in any order (${dims} dimensions)`, async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-scatter-'));
     try {
-      const dims = 3;
       const rows = 2000;
       const file = Float32Array.from({ length: rows * dims }, (_, i) => i + 0.5);
       fs.writeFileSync(path.join(dir, SEGMENT_FILES.vectors), new Uint8Array(file.buffer));

@@ -71,8 +71,9 @@ async function clearDeadOwner(lockDir: string, ownerFile: string): Promise<void>
 }
 
 /**
- * Runs `fn` holding one of the data directory's locks (`store` for sources/registry rewrites, `build`
- * for snapshot builds), so several windows or CLI runs sharing one data directory do not interleave.
+ * Runs `fn` holding one of the data directory's locks (`store` for sources rewrites, `build` for
+ * snapshot builds and anything else that rewrites the doc_id registry), so several windows or CLI runs
+ * sharing one data directory do not interleave.
  * The lock is a directory whose mtime is refreshed while held; one left by a crashed process is taken
  * over at once when its owner's pid is gone, else after 10 s without refresh.
  */

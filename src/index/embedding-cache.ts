@@ -3,6 +3,7 @@ import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { writeDurable } from './durable-write';
+import { FileMemo } from './file-memo';
 import { StoreError, errorMessage } from './errors';
 
 /**
@@ -79,11 +80,11 @@ async function readAt(h: fs.FileHandle, target: Uint8Array, position: number): P
 }
 
 /**
- * Key blocks of the segments this process has opened, by file: segments never change once written, and
+ * Key blocks of the segments this process has opened (the last 256): segments never change once written, and
  * each build opens the cache afresh (reading 320 KB of keys per 10,000 vectors each time). The file's
  * inode, size and mtime are checked before a block is reused.
  */
-const openedKeys = new Map<string, { ino: number; size: number; mtimeMs: number; dims: number; count: number; keys: Buffer; vectorsAt: number }>();
+const openedKeys = new FileMemo<{ dims: number; count: number; keys: Buffer; vectorsAt: number }>(256);
 
 export class EmbeddingCache {
   private segments: Segment[] | null = null;
@@ -124,8 +125,6 @@ export class EmbeddingCache {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new StoreError('store_io', `cannot read ${this.dir}: ${errorMessage(err)}`);
     }
-    const listed = new Set(names.map((n) => path.join(this.dir, n)));
-    for (const file of openedKeys.keys()) if (path.dirname(file) === this.dir && !listed.has(file)) openedKeys.delete(file);
     for (const n of names) {
       const file = path.join(this.dir, n);
       // A segment that cannot be read or has the wrong shape is skipped whole: entries are only a cache.
@@ -138,11 +137,7 @@ export class EmbeddingCache {
   /** Header and key block of a format-2 segment (blocking reads: a few small ones per segment). */
   private async openSegment(file: string): Promise<Segment | null> {
     const known = openedKeys.get(file);
-    if (known) {
-      const st = fsSync.statSync(file, { throwIfNoEntry: false });
-      if (st && st.ino === known.ino && st.size === known.size && st.mtimeMs === known.mtimeMs && known.dims === this.dims) return { file, count: known.count, keys: known.keys, vectorsAt: known.vectorsAt, vectors: null };
-      openedKeys.delete(file);
-    }
+    if (known && known.dims === this.dims) return { file, count: known.count, keys: known.keys, vectorsAt: known.vectorsAt, vectors: null };
     const fd = fsSync.openSync(file, 'r');
     try {
       const st = fsSync.fstatSync(fd);
@@ -158,7 +153,7 @@ export class EmbeddingCache {
         if (n === 0) return null;
         done += n;
       }
-      openedKeys.set(file, { ino: st.ino, size, mtimeMs: st.mtimeMs, dims: this.dims!, count, keys, vectorsAt: HEADER + count * KEY });
+      openedKeys.remember(file, { dims: this.dims!, count, keys, vectorsAt: HEADER + count * KEY }, st);
       return { file, count, keys, vectorsAt: HEADER + count * KEY, vectors: null };
     } finally {
       fsSync.closeSync(fd);
@@ -266,7 +261,7 @@ export class EmbeddingCache {
       const replacement = await this.writeSegment(merged);
       for (const seg of victims) {
         await fs.rm(seg.file, { force: true });
-        openedKeys.delete(seg.file);
+        openedKeys.forget(seg.file);
       }
       segments = [...segments.filter((s) => !victims.includes(s)), replacement];
       this.segments = segments;
@@ -303,8 +298,7 @@ export class EmbeddingCache {
       throw new StoreError('store_io', `cannot write the embedding cache: ${errorMessage(err)}`, { cause: err });
     }
     const keys = Buffer.from(buf.subarray(HEADER, vectorsAt));
-    const st = fsSync.statSync(file);
-    openedKeys.set(file, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, dims, count, keys, vectorsAt });
+    openedKeys.remember(file, { dims, count, keys, vectorsAt });
     return { file, count, keys, vectorsAt, vectors: null };
   }
 }

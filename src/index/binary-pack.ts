@@ -4,9 +4,11 @@ import { readSmallOrWhole, writeDurable } from './durable-write';
 /**
  * A file of named typed arrays that loads without parsing: `DQPK` magic, a uint32 header length, a JSON
  * header `{formatVersion, meta, sections: [{name, type, offset, length}]}`, then each array 8-byte
- * aligned, little-endian. Used for the keyword index; arrays are views on one read buffer.
+ * aligned, little-endian. Used for the keyword index; arrays are views on one read buffer. Version 2:
+ * keyword packs carry their terms as arrays (termChars, termStarts), not as a JSON list in the header
+ * (version 1, still read).
  */
-export const PACK_FORMAT_VERSION = 1;
+export const PACK_FORMAT_VERSION = 2;
 const MAGIC = 'DQPK';
 
 type ArrayType = 'u32' | 'u16' | 'f32';

@@ -1,4 +1,5 @@
 import { keywordTokens } from './keyword-tokenizer';
+import type { TermTable } from './term-table';
 
 /** Okapi BM25 parameters: the textbook values. */
 export const BM25_K1 = 1.2;
@@ -10,7 +11,7 @@ export const BM25_B = 0.75;
  * frequency is kept (Orama de-duplicates tokens and loses it).
  */
 export interface Bm25Data {
-  terms: string[];
+  terms: TermTable;
   /** postings of term t are [offsets[t], offsets[t+1]) */
   offsets: Uint32Array;
   blocks: Uint32Array;
@@ -86,12 +87,12 @@ export interface Bm25Part {
 }
 
 /** Terms are stored sorted: a binary search finds one without building a map at load time. */
-function termId(terms: readonly string[], term: string): number | undefined {
+function termId(terms: TermTable, term: string): number | undefined {
   let lo = 0;
   let hi = terms.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    const t = terms[mid]!;
+    const t = terms.at(mid)!;
     if (t === term) return mid;
     if (t < term) lo = mid + 1;
     else hi = mid - 1;

@@ -9,6 +9,7 @@ import { readVersioned } from './json-file';
 import type { Document } from './model';
 import { DocumentsPayload, SEGMENT_FORMAT_VERSION } from './snapshot-manifest';
 import type { StagedFolder } from './staged-folder';
+import { PackedTerms, type TermTable, packTerms } from './term-table';
 import { SMALL_FILE_BYTES } from './durable-write';
 
 /**
@@ -40,7 +41,8 @@ export async function writeSegment(staged: StagedFolder, folder: string, documen
     }
   };
   await write(SEGMENT_FILES.documents, `${JSON.stringify({ formatVersion: SEGMENT_FORMAT_VERSION, documents })}\n`);
-  await write(SEGMENT_FILES.keyword, encodePack({ terms: bm25.terms }, { offsets: bm25.offsets, blocks: bm25.blocks, tfs: bm25.tfs, docLengths: bm25.docLengths }));
+  const terms = packTerms(bm25.terms);
+  await write(SEGMENT_FILES.keyword, encodePack({}, { termChars: terms.chars, termStarts: terms.starts, offsets: bm25.offsets, blocks: bm25.blocks, tfs: bm25.tfs, docLengths: bm25.docLengths }));
   if (matrix) await write(SEGMENT_FILES.vectors, new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength));
 }
 
@@ -76,10 +78,26 @@ export async function readSegmentDocuments(folder: string): Promise<Document[]> 
 }
 
 export async function readSegmentKeyword(folder: string): Promise<Bm25Data> {
-  const pack = await readPack(path.join(folder, SEGMENT_FILES.keyword));
+  const file = path.join(folder, SEGMENT_FILES.keyword);
+  const pack = await readPack(file);
   const a = pack.arrays;
+  let terms: TermTable;
+  if (a.termChars instanceof Uint16Array && a.termStarts instanceof Uint32Array) {
+    try {
+      terms = new PackedTerms(a.termChars, a.termStarts);
+    } catch (err) {
+      throw new StoreError('store_corrupt', `${file}: ${errorMessage(err)}`);
+    }
+  } else {
+    // Packs of format 1 listed their terms in the JSON header.
+    const listed = (pack.meta as { terms?: unknown } | null)?.terms;
+    if (!Array.isArray(listed) || !listed.every((t) => typeof t === 'string')) throw new StoreError('store_corrupt', `${file} has no term list`);
+    terms = listed as string[];
+  }
+  for (const name of ['offsets', 'blocks', 'docLengths'] as const) if (!(a[name] instanceof Uint32Array)) throw new StoreError('store_corrupt', `${file} lacks ${name}`);
+  if (!(a.tfs instanceof Uint16Array)) throw new StoreError('store_corrupt', `${file} lacks tfs`);
   return {
-    terms: (pack.meta as { terms: string[] }).terms,
+    terms,
     offsets: a.offsets as Uint32Array,
     blocks: a.blocks as Uint32Array,
     tfs: a.tfs as Uint16Array,

@@ -32,6 +32,20 @@ function bruteForce(matrix: Float32Array, q: Float32Array, dims: number): number
   return best;
 }
 
+/**
+ * Heap + array buffers once garbage is really gone: V8 frees array buffers on a background thread after
+ * a collection, so read right after gc() the count could still include the raw-read floor's 64 MB of
+ * buffers (and moved the resident row by ±40 MB between runs).
+ */
+async function settledMemory(): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
+
 /** One load of a snapshot from a collected heap, nothing of it kept. */
 async function timedLoad(dir: DataDir, id: string): Promise<number> {
   gc();
@@ -91,14 +105,11 @@ export async function indexBench(sizes: number[] = [10_000, 100_000]): Promise<B
       };
       const raw = Math.min(rawRead(), rawRead());
       documents.length = 0;
-      gc();
-      const mem = () => { const m = process.memoryUsage(); return m.heapUsed + m.arrayBuffers; };
-      const memBefore = mem();
+      const memBefore = await settledMemory();
       const t = performance.now();
       let snap = await loadSnapshot(dir, id);
       const firstLoadMs = performance.now() - t;
-      gc();
-      const memAfter = mem();
+      const memAfter = await settledMemory();
       // Best of two loads, as the floor is the best of two reads (a single sample moved by ±30 % here).
       const loadMs = Math.min(firstLoadMs, await timedLoad(dir, id));
       rows.push({ name: `index.${n / 1000}k.cold_load_ms`, value: loadMs, unit: 'ms', floor: raw, ratio: loadMs / raw, target: '<= 3' });

@@ -52,6 +52,30 @@ describe('snapshot lifecycle', () => {
     assert.equal((await listSnapshots(dir)).length, 2);
   });
 
+  it('the doc_id registry changes only with a build that finishes: one cancelled after ingestion leaves it as it was', async () => {
+    const { dir, build } = await setup();
+    await build(5);
+    const registry = fs.readFileSync(dir.documentsFile, 'utf8');
+    // A new file: the registry gains an entry, but only when the snapshot holding it is committed.
+    const notes = JSON.parse(fs.readFileSync(dir.sourcesFile, 'utf8')).sources[0].path as string;
+    fs.writeFileSync(path.join(notes, 'b.md'), '# B\n\nNew.\n');
+    const ac = new AbortController();
+    const cancelled = buildSnapshot(dir, {
+      ingest: DEFAULT_INGEST_OPTIONS,
+      embedding: { provider: 'none' },
+      embeddingApiKey: '',
+      signal: ac.signal,
+      onProgress: (p) => {
+        if (p.stage === 'index') ac.abort();
+      },
+    });
+    await assert.rejects(cancelled, (e: unknown) => (e as Error).name === 'AbortError');
+    assert.equal(fs.readFileSync(dir.documentsFile, 'utf8'), registry);
+    await build(5);
+    assert.notEqual(fs.readFileSync(dir.documentsFile, 'utf8'), registry);
+    assert.ok(fs.readFileSync(dir.documentsFile, 'utf8').includes(path.join(notes, 'b.md')));
+  });
+
   it('a snapshot whose deletion was interrupted is never listed, and the next build removes it', async () => {
     const { dir, build } = await setup();
     const old = await build(5);

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { writeDurable } from './durable-write';
+import { SMALL_FILE_BYTES, writeDurable } from './durable-write';
 import { FileMemo } from './file-memo';
 import { StoreError, errorMessage } from './errors';
 
@@ -199,7 +199,45 @@ export class EmbeddingCache {
       if (hits.length === 0) continue;
       // Most of a segment wanted: one read of its whole vector block beats a read per hit.
       if (!seg.vectors && hits.length * 4 >= seg.count) seg.vectors = await this.readVectors(seg, 0, seg.count);
-      for (const [k, i] of hits) out.set(k, seg.vectors ? seg.vectors.slice(i * dims, (i + 1) * dims) : await this.readVectors(seg, i, 1));
+      const vectors = seg.vectors;
+      if (vectors) for (const [k, i] of hits) out.set(k, vectors.slice(i * dims, (i + 1) * dims));
+      else {
+        const rows = await this.readRows(seg, hits.map(([, i]) => i));
+        hits.forEach(([k], n) => out.set(k, rows[n]!));
+      }
+    }
+    return out;
+  }
+
+  /** Single rows of a segment, through one open file (blocking reads when they add up to little). */
+  private async readRows(seg: Segment, rows: readonly number[]): Promise<Float32Array[]> {
+    const rowBytes = this.dims! * 4;
+    const out = rows.map(() => new Float32Array(this.dims!));
+    try {
+      if (rows.length * rowBytes < SMALL_FILE_BYTES) {
+        const fd = fsSync.openSync(seg.file, 'r');
+        try {
+          rows.forEach((r, n) => {
+            const target = new Uint8Array(out[n]!.buffer);
+            for (let done = 0; done < rowBytes; ) {
+              const got = fsSync.readSync(fd, target, done, rowBytes - done, seg.vectorsAt + r * rowBytes + done);
+              if (got === 0) throw new Error('file ended early');
+              done += got;
+            }
+          });
+        } finally {
+          fsSync.closeSync(fd);
+        }
+      } else {
+        const h = await fs.open(seg.file, 'r');
+        try {
+          for (const [n, r] of rows.entries()) await readAt(h, new Uint8Array(out[n]!.buffer), seg.vectorsAt + r * rowBytes);
+        } finally {
+          await h.close();
+        }
+      }
+    } catch (err) {
+      throw new StoreError('store_io', `cannot read the embedding cache ${seg.file}: ${errorMessage(err)}`, { cause: err });
     }
     return out;
   }

@@ -29,6 +29,10 @@ describe('embedding cache', () => {
     const got = await open().getMany([...items.map(([k]) => k), embeddingKey('never embedded')]);
     assert.equal(got.size, 50);
     for (const [k, v] of items) assert.deepEqual(got.get(k), v);
+    // A few among many: read row by row, not the whole segment.
+    const few = await open().getMany([items[3]![0], items[41]![0]]);
+    assert.equal(few.size, 2);
+    for (const n of [3, 41]) assert.deepEqual(few.get(items[n]![0]), items[n]![1]);
   });
 
   it('keys on normalised text: white space and Unicode composition do not matter', () => {

@@ -278,7 +278,7 @@ async function carryOver(parentFolder: string, files: ReadonlyArray<ReusedFile<M
 export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<BuildResult> {
   return withStoreLock(
     dir,
-    async () => {
+    async (held) => {
       await sweepLeftovers(dir);
       const now = new Date();
       const id = newSnapshotId(now);
@@ -446,7 +446,9 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
         manifest.finished_at = new Date().toISOString();
         await writeManifest(staged, manifest);
         // Every file of the snapshot is durable before its folder is renamed into view.
-        await staged.sync();
+        // Nothing becomes visible (registry, snapshot, pointer) unless this build still holds the lock.
+        await staged.sync(() => held.assertHeld());
+        held.assertHeld();
         await fs.rename(work, dir.snapshotDir(id));
         fsyncDirSync(dir.snapshotsDir);
         lastBuilt.remember(path.join(dir.snapshotDir(id), FILES.manifest), manifest);
@@ -459,7 +461,10 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
       const usable = manifest.state === 'ready' || manifest.state === 'ready_partial';
       const upstreamFailed = manifest.failed_documents.some((f) => f.stage === 'embed');
       const activated = usable && (!upstreamFailed || parent === null);
-      if (activated) await pointActiveTo(dir, id);
+      if (activated) {
+        held.assertHeld();
+        await pointActiveTo(dir, id);
+      }
       await applyRetention(dir, opts.retention ?? DEFAULT_RETENTION);
       return { manifest, activated };
     },

@@ -77,7 +77,13 @@ async function clearDeadOwner(lockDir: string, ownerFile: string): Promise<void>
  * The lock is a directory whose mtime is refreshed while held; one left by a crashed process is taken
  * over at once when its owner's pid is gone, else after 10 s without refresh.
  */
-export async function withStoreLock<T>(dir: DataDir, fn: () => Promise<T>, name = 'store'): Promise<T> {
+/** What a lock holder can ask: whether the lock is still its own (see withStoreLock). */
+export interface HeldLock {
+  /** Throws `store_locked` when the lock was lost while held (its folder removed or taken over). */
+  assertHeld(): void;
+}
+
+export async function withStoreLock<T>(dir: DataDir, fn: (held: HeldLock) => Promise<T>, name = 'store'): Promise<T> {
   await dir.ensure();
   const lockDir = path.join(dir.root, `${name}.lock`);
   // Beside the lock directory, not in it: proper-lockfile removes the directory with rmdir.
@@ -86,7 +92,24 @@ export async function withStoreLock<T>(dir: DataDir, fn: () => Promise<T>, name 
   let release: () => Promise<void> | void;
   // Each named lock has its own target: proper-lockfile keys held locks by target path in-process.
   const target = path.join(dir.root, name);
-  const options = { lockfilePath: lockDir, stale: 10_000, update: 2_000, realpath: false };
+  // proper-lockfile's default reaction to a lock lost while held (its folder removed, or taken over as
+  // stale) is to throw from a timer, which would take the whole extension host down: the holder is
+  // told instead and refuses to commit (assertHeld).
+  let lost: Error | null = null;
+  const options = {
+    lockfilePath: lockDir,
+    stale: 10_000,
+    update: 2_000,
+    realpath: false,
+    onCompromised: (err: Error) => {
+      lost = err;
+    },
+  };
+  const held: HeldLock = {
+    assertHeld() {
+      if (lost) throw new StoreError('store_locked', `the ${name} lock of ${dir.root} was lost while held (${errorMessage(lost)}); nothing was committed`, { cause: lost });
+    },
+  };
   try {
     try {
       // Free (the usual case): taken with blocking calls, a few system calls; the retrying asynchronous
@@ -106,7 +129,7 @@ export async function withStoreLock<T>(dir: DataDir, fn: () => Promise<T>, name 
     // Without it a crashed owner's lock goes stale after 10 s instead of at once.
   }
   try {
-    return await fn();
+    return await fn(held);
   } finally {
     try {
       fsSync.rmSync(ownerFile, { force: true });

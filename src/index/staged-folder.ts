@@ -70,16 +70,17 @@ export class StagedFolder {
   }
 
   /**
-   * Every file written and every folder entry made here is on disk when this resolves; then the files
-   * staged to move out replace their targets.
+   * Every file written and every folder entry made here is on disk when this resolves; then, unless
+   * `beforeMoves` throws, the files staged to move out replace their targets.
    */
-  async sync(): Promise<void> {
+  async sync(beforeMoves: () => void = () => undefined): Promise<void> {
     const work = [...[...this.files].map((f) => () => syncFile(f)), ...[...this.dirs].map((d) => () => syncDir(d))];
     let next = 0;
     const worker = async () => {
       while (next < work.length) await work[next++]!();
     };
     await Promise.all(Array.from({ length: Math.min(SYNCS_IN_FLIGHT, work.length) }, worker));
+    beforeMoves();
     for (const m of this.moves.splice(0)) {
       fs.renameSync(m.from, m.to);
       this.files.delete(m.from);

@@ -3,7 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { buildSnapshot } from '../../src/index/build-snapshot';
 import { DataDir, withStoreLock } from '../../src/index/data-dir';
+import { createIngestPool } from '../../src/index/ingest-pool';
+import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
+import { PauseGate } from '../../src/index/pause-gate';
+import { readActiveId } from '../../src/index/snapshot-store';
+import { addSources } from '../../src/index/sources';
 import { tempDir } from '../helpers';
 
 describe('data directory locks', () => {
@@ -47,5 +53,62 @@ describe('data directory locks', () => {
     fs.writeFileSync(path.join(dir.root, 'build.lock.owner'), JSON.stringify({ pid: 999_999, host: os.hostname() }));
     const owner = await withStoreLock(dir, async () => JSON.parse(fs.readFileSync(path.join(dir.root, 'build.lock.owner'), 'utf8')) as { pid: number }, 'build');
     assert.equal(owner.pid, process.pid);
+  });
+
+  // proper-lockfile's default threw from its refresh timer here, which crashed the process (the test
+  // runner reports it as a failure of this file); the lock refreshes every 2 s, hence the wait.
+  it('a lock lost while held (its folder removed) is reported to the holder, never crashes the process', { timeout: 15_000 }, async () => {
+    const dir = new DataDir(tempDir());
+    const outcome = await withStoreLock(
+      dir,
+      async (held) => {
+        held.assertHeld();
+        fs.rmSync(path.join(dir.root, 'build.lock'), { recursive: true, force: true });
+        await new Promise((r) => setTimeout(r, 2600));
+        try {
+          held.assertHeld();
+          return 'still held';
+        } catch (err) {
+          return (err as { code?: string }).code;
+        }
+      },
+      'build',
+    );
+    assert.equal(outcome, 'store_locked');
+    // The next holder gets the lock as usual.
+    assert.equal(await withStoreLock(dir, async () => 'again', 'build'), 'again');
+  });
+
+  it('a build whose lock was lost while it ran commits nothing: the active snapshot and the registry stay as they were', { timeout: 20_000 }, async () => {
+    const root = tempDir();
+    const notes = path.join(root, 'notes');
+    fs.mkdirSync(notes);
+    for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(notes, `n${i}.md`), `# N${i}\n\nText ${i}.\n`);
+    const dir = new DataDir(path.join(root, 'store'));
+    await addSources(dir, [notes]);
+    const opts = { ingest: DEFAULT_INGEST_OPTIONS, embedding: { provider: 'none' as const }, embeddingApiKey: '', pool: createIngestPool(DEFAULT_INGEST_OPTIONS, null) };
+    const first = (await buildSnapshot(dir, opts)).manifest.id;
+    const registry = fs.readFileSync(dir.documentsFile, 'utf8');
+    fs.writeFileSync(path.join(notes, 'n5.md'), '# N5\n\nNew.\n');
+    const gate = new PauseGate();
+    let paused = false;
+    const second = buildSnapshot(dir, {
+      ...opts,
+      gate,
+      onProgress: (p) => {
+        if (p.stage === 'ingest' && !paused) {
+          paused = true;
+          gate.pause();
+        }
+      },
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    fs.rmSync(path.join(dir.root, 'build.lock'), { recursive: true, force: true });
+    await new Promise((r) => setTimeout(r, 2600));
+    gate.resume();
+    await assert.rejects(second, (e: unknown) => (e as { code?: string }).code === 'store_locked');
+    assert.equal(await readActiveId(dir), first);
+    assert.equal(fs.readFileSync(dir.documentsFile, 'utf8'), registry);
+    assert.deepEqual(fs.readdirSync(dir.snapshotsDir), [first]);
   });
 });

@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SMALL_FILE_BYTES, writeDurable } from './durable-write';
 import { FileMemo } from './file-memo';
+import { readFully, readFullySync } from './read-file';
 import { StoreError, errorMessage } from './errors';
 
 /**
@@ -69,14 +70,9 @@ function find(keys: Buffer, count: number, key: Buffer): number {
   return -1;
 }
 
-/** Reads `length` bytes at `position`, all of them. */
+/** Reads all of `target` at `position`. */
 async function readAt(h: fs.FileHandle, target: Uint8Array, position: number): Promise<void> {
-  let done = 0;
-  while (done < target.length) {
-    const { bytesRead } = await h.read(target, done, target.length - done, position + done);
-    if (bytesRead === 0) throw new Error('file ended early');
-    done += bytesRead;
-  }
+  if (!(await readFully(h, target, position))) throw new Error('file ended early');
 }
 
 /**
@@ -148,11 +144,7 @@ export class EmbeddingCache {
       const count = head.readUInt32LE(12);
       if (size !== HEADER + count * (KEY + this.dims! * 4)) return null;
       const keys = Buffer.alloc(count * KEY);
-      for (let done = 0; done < keys.length; ) {
-        const n = fsSync.readSync(fd, keys, done, keys.length - done, HEADER + done);
-        if (n === 0) return null;
-        done += n;
-      }
+      if (!readFullySync(fd, keys, HEADER)) return null;
       openedKeys.remember(file, { dims: this.dims!, count, keys, vectorsAt: HEADER + count * KEY }, st);
       return { file, count, keys, vectorsAt: HEADER + count * KEY, vectors: null };
     } finally {
@@ -218,12 +210,7 @@ export class EmbeddingCache {
         const fd = fsSync.openSync(seg.file, 'r');
         try {
           rows.forEach((r, n) => {
-            const target = new Uint8Array(out[n]!.buffer);
-            for (let done = 0; done < rowBytes; ) {
-              const got = fsSync.readSync(fd, target, done, rowBytes - done, seg.vectorsAt + r * rowBytes + done);
-              if (got === 0) throw new Error('file ended early');
-              done += got;
-            }
+            if (!readFullySync(fd, new Uint8Array(out[n]!.buffer), seg.vectorsAt + r * rowBytes)) throw new Error('file ended early');
           });
         } finally {
           fsSync.closeSync(fd);

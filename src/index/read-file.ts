@@ -1,3 +1,4 @@
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 
 const CHUNK = 16 * 1024 * 1024;
@@ -24,4 +25,24 @@ export async function readWhole(file: string, target?: Uint8Array): Promise<Uint
   } finally {
     await h.close();
   }
+}
+
+/** Fills all of `target` from `position` (one positional read may return less); false if the file ends first. */
+export async function readFully(h: fs.FileHandle, target: Uint8Array, position: number): Promise<boolean> {
+  for (let done = 0; done < target.length; ) {
+    const { bytesRead } = await h.read(target, done, target.length - done, position + done);
+    if (bytesRead === 0) return false;
+    done += bytesRead;
+  }
+  return true;
+}
+
+/** readFully with blocking calls, for a few small reads (one thread-pool trip costs more than each). */
+export function readFullySync(fd: number, target: Uint8Array, position: number): boolean {
+  for (let done = 0; done < target.length; ) {
+    const n = fsSync.readSync(fd, target, done, target.length - done, position + done);
+    if (n === 0) return false;
+    done += n;
+  }
+  return true;
 }

@@ -11,6 +11,7 @@ import { DocumentsPayload, SEGMENT_FORMAT_VERSION } from './snapshot-manifest';
 import type { StagedFolder } from './staged-folder';
 import { PackedTerms, type TermTable, packTerms } from './term-table';
 import { SMALL_FILE_BYTES } from './durable-write';
+import { readFully, readFullySync } from './read-file';
 
 /**
  * A segment is one immutable set of index files for some documents: `documents.json` (the documents,
@@ -163,11 +164,7 @@ function scatterSync(file: string, expectedSize: number, reads: readonly Scatter
     for (const { position, views } of reads) {
       let pos = position;
       for (const v of views) {
-        for (let done = 0; done < v.length; ) {
-          const n = fsSync.readSync(fd, v, done, v.length - done, pos + done);
-          if (n === 0) throw new StoreError('store_corrupt', `${file} ended early`);
-          done += n;
-        }
+        if (!readFullySync(fd, v, pos)) throw new StoreError('store_corrupt', `${file} ended early`);
         pos += v.length;
       }
     }
@@ -207,11 +204,7 @@ export async function scatterSegmentVectors(folder: string, rows: number, dims: 
           pos += v.length;
           continue;
         }
-        for (let done = bytesRead; done < v.length; ) {
-          const n = (await h.read(v, done, v.length - done, pos + done)).bytesRead;
-          if (n === 0) throw new StoreError('store_corrupt', `${file} ended early`);
-          done += n;
-        }
+        if (!(await readFully(h, v.subarray(bytesRead), pos + bytesRead))) throw new StoreError('store_corrupt', `${file} ended early`);
         bytesRead = 0;
         pos += v.length;
       }

@@ -29,18 +29,20 @@ export function firstSentence(text: string): string {
 }
 
 /**
- * `firstSentence` of many texts from one segmenter pass over their heads joined by paragraph separators:
- * each `segment()` call costs ICU a fresh break iterator (~5 µs, a twentieth of a document's ingestion),
- * while walking one more sentence costs almost nothing. Same results (tested against `firstSentence`).
+ * `firstSentence` of many texts from one segmenter over their heads joined by paragraph separators: each
+ * `segment()` call costs ICU a fresh break iterator (~5 µs, a twentieth of a document's ingestion), and
+ * `containing(start)` finds one head's first sentence without walking the rest of that head (walking every
+ * sentence was a sixth of a document's ingestion). Same results (tested against `firstSentence`).
  */
 export function firstSentences(texts: readonly string[]): string[] {
   const heads = texts.map((t) => t.trim().slice(0, HEAD_CHARS));
+  const segments = segmenter.segment(heads.join(PARAGRAPH_SEPARATOR));
   const out = new Array<string>(texts.length).fill('');
-  let k = 0;
   let start = 0;
-  for (const seg of segmenter.segment(heads.join(PARAGRAPH_SEPARATOR))) {
-    while (k < heads.length && seg.index > start + heads[k]!.length) start += heads[k++]!.length + 1;
-    if (k < heads.length && seg.index === start && heads[k]!.length > 0) out[k] = tidy(seg.segment);
-  }
+  heads.forEach((head, k) => {
+    // A separator always ends a sentence, so the segment containing a head's start begins there.
+    if (head.length > 0) out[k] = tidy(segments.containing(start)!.segment);
+    start += head.length + 1;
+  });
   return out;
 }

@@ -63,6 +63,24 @@ describe('countTokens', () => {
       }
     }
   });
+  it('stays exact past its cache limit (it starts over), for chunks too long to keep, and for texts larger than its scratch buffer', () => {
+    // 150,000 distinct words: more than the cache keeps, so it fills, starts over and fills again.
+    const words = Array.from({ length: 150_000 }, (_, i) => ` w${i.toString(36)}q`);
+    for (let i = 0; i < words.length; i += 5000) {
+      const piece = words.slice(i, i + 5000).join('');
+      assert.equal(countTokens(piece), libraryCount(piece), `words ${i}…`);
+    }
+    const again = words.slice(0, 5000).join('');
+    assert.equal(countTokens(again), libraryCount(again), 'the first words, after the cache started over');
+    const long = `${'abcdefghij'.repeat(20)} ${'甲乙丙丁戊'.repeat(30)} ${' '.repeat(100)}x`;
+    assert.equal(countTokens(long), libraryCount(long));
+    assert.equal(countTokens(long), libraryCount(long), 'the same long chunks a second time');
+    const fixtures = walk(path.join(FIXTURES, 'markdown')).map((f) => fs.readFileSync(f, 'utf8').replace(/^\uFEFF/, ''));
+    const huge = Array.from({ length: 8 }, (_, i) => fixtures.join(`\n\n# Copy ${i}\n\n`)).join('\n');
+    assert.ok(huge.length > 100_000);
+    assert.equal(countTokens(huge), libraryCount(huge));
+    assert.equal(countTokens('after a huge text'), libraryCount('after a huge text'));
+  });
 });
 
 describe('pre-tokenizer scanner', () => {

@@ -1,4 +1,7 @@
+import { CodeUnits } from './code-units';
 import type { Lang } from './model';
+
+const scratch = new CodeUnits();
 
 export interface ScriptCounts {
   han: number;
@@ -15,12 +18,13 @@ const isLatin = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || 
 /** Han characters, kana, and Latin words of two letters or more, in one pass over the prose. */
 export function countScripts(raw: string): ScriptCounts {
   const text = raw.replace(NOT_PROSE, ' ');
+  const units = scratch.load(text);
   let han = 0;
   let kana = 0;
   let latinWords = 0;
   let run = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+  for (let i = 0, n = text.length; i < n; i++) {
+    const c = units[i]!;
     if (isLatin(c)) {
       run++;
       continue;

@@ -1,5 +1,6 @@
 import { countTokens as o200kCount } from 'gpt-tokenizer/encoding/o200k_base';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
+import { CodeUnits } from './code-units';
 
 /**
  * The one tokenizer used for block sizes and token estimates. It is named in every snapshot manifest so
@@ -58,23 +59,12 @@ function classTable(): Uint8Array {
 }
 const CLS = classTable();
 
-/*
- * The scanner reads the text as UTF-16 code units from one typed array, copied in by one native write per
- * text: `charCodeAt` on the many kinds of string V8 hands over (flat, sliced, concatenated; one- or
- * two-byte) made the same loop two to three times slower inside ingestion than alone.
- */
-const SCRATCH_CHARS = 1 << 15;
-let scratch = Buffer.allocUnsafeSlow(SCRATCH_CHARS * 2);
-let buf = new Uint16Array(scratch.buffer, scratch.byteOffset, SCRATCH_CHARS);
+/** The text being scanned, as code units (see CodeUnits for why not `charCodeAt`). */
+const scratch = new CodeUnits();
+let buf = scratch.load('');
 
-/** Puts `text` into `buf` at 0; a buffer grown for one huge text is not kept. */
 function load(text: string): void {
-  const want = text.length > SCRATCH_CHARS ? text.length : SCRATCH_CHARS;
-  if (want !== buf.length) {
-    scratch = Buffer.allocUnsafeSlow(want * 2);
-    buf = new Uint16Array(scratch.buffer, scratch.byteOffset, want);
-  }
-  scratch.write(text, 0, 'utf16le');
+  buf = scratch.load(text);
 }
 
 const APOSTROPHE = 0x27;

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
-import { blockView, fixture, ingestOk, outline } from '../helpers';
+import { blockView, fixture, FIXTURES, ingestOk, outline } from '../helpers';
 import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
+import { blockTokens, configuredMarkdownIt } from '../../src/index/parsers/markdown';
 
 describe('Markdown parser', () => {
   it('turns headings into a section tree with unique paths and keeps exact line ranges', async () => {
@@ -123,5 +126,22 @@ describe('Markdown parser', () => {
     );
     // Bare <script setup> blocks and <div class="options-api"> wrappers are not content.
     assert.ok(d.blocks.every((b) => !b.text.startsWith('<script') && !b.text.startsWith('<div')));
+  });
+
+  it('builds exactly the tokens markdown-it builds itself (its token construction is replaced for speed)', () => {
+    const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+    const sources = walk(FIXTURES)
+      .filter((f) => /\.(md|txt)$/.test(f))
+      .map((f) => fs.readFileSync(f, 'utf8'));
+    // Every block construct, including the ones that set attributes (table alignment, list start).
+    sources.push(
+      [
+        'Title\n=====', 'Sub\n---', '# H1 #', '***', '> quote\n> > nested\n\n    indented code', '```js title="x"\ncode\n```',
+        '| l | c | r |\n|:--|:-:|--:|\n| 1 | 2 | 3 |', '3. three\n4. four\n   - nested\n\n     para', '- [ ] task\n* other', '<div>\n<b>html</b>\n</div>',
+        '<!-- comment -->', '[ref]: https://example.com "T"', 'para  \nhard break', '~~~\nfence\n~~~',
+      ].join('\n\n'),
+    );
+    const reference = configuredMarkdownIt();
+    for (const src of sources) assert.deepStrictEqual(blockTokens(src), reference.parse(src, {}));
   });
 });

@@ -1,4 +1,4 @@
-import MarkdownIt, { type Token } from 'markdown-it';
+import MarkdownIt, { type MarkdownIt as MarkdownItParser, type Token } from 'markdown-it';
 import { parse as parseYaml } from 'yaml';
 import { IngestError } from '../errors';
 import type { SectionDraft, Unit, UnitKind } from '../parsed-document';
@@ -10,8 +10,56 @@ import { toLines, unitFromLines } from './lines';
 // CommonMark + GFM tables; HTML recognised as HTML so it is not mistaken for prose. Blocks keep their
 // source text, so only block structure is needed: inline parsing (half of markdown-it's time) is off,
 // and heading titles are parsed inline one by one.
-const md = new MarkdownIt({ html: true });
-md.core.ruler.disable(['inline', 'linkify', 'replacements', 'smartquotes', 'text_join']);
+/** markdown-it as this parser configures it, building tokens its own way (the tests' reference). */
+export function configuredMarkdownIt(): MarkdownItParser {
+  const it = new MarkdownIt({ html: true });
+  it.core.ruler.disable(['inline', 'linkify', 'replacements', 'smartquotes', 'text_join']);
+  return it;
+}
+const md = configuredMarkdownIt();
+
+/*
+ * markdown-it's published build gives each token its ten fields through a class-field helper
+ * (`_defineProperty` → `toPropertyKey` → `toPrimitive`, per field): a third of block parsing here. This
+ * parser's block state builds its tokens by plain assignment instead: the same fields in the same order,
+ * the same prototype, so the same objects (tested against markdown-it's own tokens on every fixture and
+ * corpus page).
+ */
+type Nesting = Token['nesting'];
+const BlockToken = function (this: Token, type: string, tag: string, nesting: Nesting) {
+  this.map = null;
+  this.level = 0;
+  this.children = null;
+  this.content = '';
+  this.markup = '';
+  this.info = '';
+  this.block = false;
+  this.hidden = false;
+  this.type = type;
+  this.tag = tag;
+  this.attrs = null;
+  this.nesting = nesting;
+  this.meta = null;
+} as unknown as new (type: string, tag: string, nesting: Nesting) => Token;
+BlockToken.prototype = MarkdownIt.Token.prototype;
+
+class PlainTokenBlockState extends MarkdownIt.StateBlock {
+  override push(type: string, tag: string, nesting: Nesting): Token {
+    const token = new BlockToken(type, tag, nesting);
+    token.block = true;
+    if (nesting < 0) this.level--;
+    token.level = this.level;
+    if (nesting > 0) this.level++;
+    this.tokens.push(token);
+    return token;
+  }
+}
+md.block.State = PlainTokenBlockState;
+
+/** The block tokens of a Markdown source, as this parser sees them. */
+export function blockTokens(src: string): Token[] {
+  return md.parse(src, {});
+}
 const inline = new MarkdownIt({ html: true });
 
 /** VitePress/markdown-it-container fences (`::: tip`, `:::`) are layout, not content. */
@@ -88,7 +136,7 @@ export const markdownParser: DocumentParser = {
     const body = lines.map((l, i) => (i < fm.lines ? '' : l)).join('\n');
     let tokens: Token[];
     try {
-      tokens = md.parse(body, {});
+      tokens = blockTokens(body);
     } catch (err) {
       throw new IngestError('parse', 'corrupt', `Markdown could not be parsed: ${String(err)}`, { cause: err });
     }

@@ -11,9 +11,7 @@ const SNIFF_BYTES = 8192;
 
 /** NUL bytes in the head of a file without a UTF-16 BOM mean binary content, not text. */
 export function looksBinary(bytes: Uint8Array): boolean {
-  const n = Math.min(bytes.length, SNIFF_BYTES);
-  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
-  return false;
+  return bytes.subarray(0, SNIFF_BYTES).indexOf(0) >= 0;
 }
 
 function strictDecode(label: string, bytes: Uint8Array): string | null {

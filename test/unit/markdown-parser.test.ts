@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { blockView, fixture, FIXTURES, ingestOk, outline } from '../helpers';
+import { blockView, fixture, FIXTURES, ingestOk, outline, tempDir } from '../helpers';
 import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
 import { blockTokens, configuredMarkdownIt } from '../../src/index/parsers/markdown';
 
@@ -143,5 +143,27 @@ describe('Markdown parser', () => {
     );
     const reference = configuredMarkdownIt();
     for (const src of sources) assert.deepStrictEqual(blockTokens(src), reference.parse(src, {}));
+  });
+
+  it('reads CRLF and CR line endings exactly as LF: same sections, blocks, texts and line ranges (also plain text)', async () => {
+    const dir = tempDir();
+    try {
+      for (const name of ['cell-notes.md', path.join('..', 'text', 'study-plan.txt')]) {
+        const lf = fs.readFileSync(fixture('markdown', name), 'utf8').replace(/\r\n?/g, '\n');
+        const ext = path.extname(name);
+        const view = async (eol: string) => {
+          const file = path.join(dir, `${JSON.stringify(eol).length}${ext}`);
+          fs.writeFileSync(file, lf.replace(/\n/g, eol));
+          const d = await ingestOk(file);
+          return { outline: outline(d), blocks: blockView(d), sections: d.sections.map((s) => [s.location, s.first_sentence, s.direct_tokens]) };
+        };
+        const expected = await view('\n');
+        assert.ok(expected.blocks.length > 2, name);
+        assert.deepEqual(await view('\r\n'), expected, `${name} with CRLF`);
+        assert.deepEqual(await view('\r'), expected, `${name} with CR`);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

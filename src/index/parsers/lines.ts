@@ -1,8 +1,30 @@
 import type { Unit, UnitKind } from '../parsed-document';
 
-/** Splits decoded text into lines (CRLF, CR and LF all end a line). */
-export function toLines(text: string): string[] {
-  return text.replace(/\r\n?/g, '\n').split('\n');
+/**
+ * A decoded text as lines (CRLF, CR and LF all end a line), with the text itself normalised to LF so that
+ * a run of lines is one slice of it rather than a join of copies.
+ */
+export class SourceLines {
+  /** The text with every line break as LF. */
+  readonly text: string;
+  readonly lines: string[];
+  private readonly starts: number[];
+
+  constructor(decoded: string) {
+    this.text = decoded.includes('\r') ? decoded.replace(/\r\n?/g, '\n') : decoded;
+    this.lines = this.text.split('\n');
+    this.starts = new Array<number>(this.lines.length);
+    let at = 0;
+    for (let i = 0; i < this.lines.length; i++) {
+      this.starts[i] = at;
+      at += this.lines[i]!.length + 1;
+    }
+  }
+
+  /** Lines [start, end) (0-based) joined by LF, as they stand in the text. */
+  slice(start: number, end: number): string {
+    return this.text.slice(this.starts[start], this.starts[end - 1]! + this.lines[end - 1]!.length);
+  }
 }
 
 const BLANK = /^\s*$/;
@@ -11,15 +33,15 @@ const BLANK = /^\s*$/;
  * A unit from source lines [start, end) (0-based), with blank lines and lines matching `drop` trimmed
  * from both ends, so the unit's text is exactly its 1-based line range. Returns null when nothing is left.
  */
-export function unitFromLines(lines: readonly string[], start: number, end: number, section: number, kind: UnitKind, drop?: RegExp): Unit | null {
-  const skip = (l: string) => BLANK.test(l) || (drop !== undefined && drop.test(l));
-  while (start < end && skip(lines[start]!)) start++;
-  while (end > start && skip(lines[end - 1]!)) end--;
+export function unitFromLines(source: SourceLines, start: number, end: number, section: number, kind: UnitKind, drop?: RegExp): Unit | null {
+  const { lines } = source;
+  while (start < end && (BLANK.test(lines[start]!) || (drop !== undefined && drop.test(lines[start]!)))) start++;
+  while (end > start && (BLANK.test(lines[end - 1]!) || (drop !== undefined && drop.test(lines[end - 1]!)))) end--;
   if (start >= end) return null;
   return {
     section,
     kind,
-    text: lines.slice(start, end).join('\n'),
+    text: source.slice(start, end),
     location: { kind: 'lines', line_start: start + 1, line_end: end },
   };
 }

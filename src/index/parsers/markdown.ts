@@ -5,7 +5,7 @@ import type { SectionDraft, Unit, UnitKind } from '../parsed-document';
 import { PREAMBLE_TITLE } from '../parsed-document';
 import { decodeText } from '../text-decode';
 import type { DocumentParser } from './parser';
-import { toLines, unitFromLines } from './lines';
+import { SourceLines, unitFromLines } from './lines';
 
 // CommonMark + GFM tables; HTML recognised as HTML so it is not mistaken for prose. Blocks keep their
 // source text, so only block structure is needed: inline parsing (half of markdown-it's time) is off,
@@ -130,10 +130,11 @@ export const markdownParser: DocumentParser = {
   async parse(bytes, ctx) {
     ctx.signal?.throwIfAborted();
     const { text, encoding } = decodeText(bytes);
-    const lines = toLines(text);
+    const source = new SourceLines(text);
+    const { lines } = source;
     const fm = readFrontMatter(lines);
     // Blank out the front matter so markdown-it's line map still matches the file's lines.
-    const body = lines.map((l, i) => (i < fm.lines ? '' : l)).join('\n');
+    const body = fm.lines === 0 ? source.text : lines.map((l, i) => (i < fm.lines ? '' : l)).join('\n');
     let tokens: Token[];
     try {
       tokens = blockTokens(body);
@@ -178,11 +179,11 @@ export const markdownParser: DocumentParser = {
         if (SCRIPT_OR_STYLE.test(t.content)) continue;
         // Keep HTML that carries words; wrappers like <div class="options-api"> carry none.
         if (t.content.replace(/<!--[\s\S]*?-->/g, '').replace(/<[^>]*>/g, '').trim().length === 0) continue;
-        add(unitFromLines(lines, start, end, current, 'prose', CONTAINER_FENCE));
+        add(unitFromLines(source, start, end, current, 'prose', CONTAINER_FENCE));
         continue;
       }
       const kind = BLOCK_KIND[t.type];
-      if (kind) add(unitFromLines(lines, start, end, current, kind, kind === 'code' ? undefined : CONTAINER_FENCE));
+      if (kind) add(unitFromLines(source, start, end, current, kind, kind === 'code' ? undefined : CONTAINER_FENCE));
     }
     ctx.signal?.throwIfAborted();
     const title = fm.title ?? (firstHeading && firstHeading.level === 1 && firstHeading.title ? firstHeading.title : null);

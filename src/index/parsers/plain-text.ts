@@ -2,7 +2,7 @@ import type { SectionDraft, Unit } from '../parsed-document';
 import { PREAMBLE_TITLE } from '../parsed-document';
 import { decodeText } from '../text-decode';
 import type { DocumentParser } from './parser';
-import { toLines, unitFromLines } from './lines';
+import { SourceLines, unitFromLines } from './lines';
 
 const BLANK = /^\s*$/;
 /** Setext-style underline: a title line followed by ===== (level 1) or ----- (level 2). */
@@ -35,7 +35,8 @@ export const plainTextParser: DocumentParser = {
   async parse(bytes, ctx) {
     ctx.signal?.throwIfAborted();
     const { text, encoding } = decodeText(bytes);
-    const lines = toLines(text);
+    const source = new SourceLines(text);
+    const { lines } = source;
     const sections: SectionDraft[] = [];
     const units: Unit[] = [];
     const stack: Array<{ level: number; index: number }> = [];
@@ -65,7 +66,7 @@ export const plainTextParser: DocumentParser = {
         sections.push({ title: PREAMBLE_TITLE, parent: null, location: null });
         current = 0;
       }
-      const unit = unitFromLines(lines, start, i, current, 'prose');
+      const unit = unitFromLines(source, start, i, current, 'prose');
       if (unit) units.push(unit);
     }
     return { format: 'text', title: null, sections, units, encoding, pageCount: null };

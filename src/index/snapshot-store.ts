@@ -173,10 +173,10 @@ export async function loadSnapshot(dir: DataDir, id: string): Promise<LoadedSnap
   let vectors: VectorIndex | null = null;
   if (manifest.embedding.provider !== 'none') {
     const dims = manifest.embedding.dimensions;
-    // Uninitialised (as fs.readFile's buffers are): every row is overwritten below, since the runs cover
-    // every live document's blocks, and zero-filling 40 MB per 10k blocks first cost as much as a read.
-    const bytes = Buffer.allocUnsafeSlow(total * dims * 4);
-    const matrix = new Float32Array(bytes.buffer, bytes.byteOffset, total * dims);
+    // Every row is overwritten below, since the runs cover every live document's blocks; the memory is
+    // never zero-filled first (40 MB per 10k blocks cost as much as a read).
+    const index = VectorIndex.allocate(total, dims);
+    const { matrix } = index;
     // Each segment's live rows go straight to their place in doc_id order (one run for a whole snapshot).
     const runs: RowRun[][] = segments.map(() => []);
     live.forEach((l, di) => {
@@ -187,7 +187,7 @@ export async function loadSnapshot(dir: DataDir, id: string): Promise<LoadedSnap
       else list.push([l.localStart, start, end - start]);
     });
     for (const [si, seg] of segments.entries()) await scatterSegmentVectors(seg.folder, seg.bm25.docLengths.length, dims, runs[si]!, matrix);
-    vectors = new VectorIndex(matrix, dims);
+    vectors = index;
   }
   return { manifest, documents, blockRefs, docRanges, bm25, vectors };
 }

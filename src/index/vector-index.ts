@@ -1,7 +1,10 @@
+import { DotKernel } from './dot-kernel';
+
 /**
  * Exact vector search: one Float32Array of n × dims, rows L2-normalised at build, scanned with a plain dot
- * product. Brute force is exact, deterministic and, at the sizes a learner's notes reach, within a small
- * factor of the memory bandwidth floor (see bench).
+ * product (WebAssembly SIMD when the matrix lives in the kernel's memory, the same sums in JavaScript
+ * otherwise). Brute force is exact, deterministic and, at the sizes a learner's notes reach, close to the
+ * memory bandwidth floor (see bench).
  */
 export function normalizeRows(matrix: Float32Array, dims: number): void {
   for (let off = 0; off < matrix.length; off += dims) {
@@ -16,8 +19,27 @@ export class VectorIndex {
   constructor(
     readonly matrix: Float32Array,
     readonly dims: number,
+    /** Scores `matrix` with WebAssembly SIMD when the matrix lives in its memory (see DotKernel). */
+    private readonly kernel: DotKernel | null = null,
   ) {
     if (dims <= 0 || matrix.length % dims !== 0) throw new Error(`vector matrix of ${matrix.length} floats is not a multiple of ${dims}`);
+    if (kernel && kernel.matrix !== matrix) throw new Error('the kernel scores another matrix');
+  }
+
+  /**
+   * An index of `rows` × `dims` whose `matrix` the caller fills: in a WebAssembly memory scored by the
+   * SIMD kernel when it fits there (up to 4 GiB), else in an ordinary uninitialised buffer.
+   */
+  static allocate(rows: number, dims: number): VectorIndex {
+    const kernel = DotKernel.allocate(rows, dims);
+    if (kernel) return new VectorIndex(kernel.matrix, dims, kernel);
+    const bytes = Buffer.allocUnsafeSlow(rows * dims * 4);
+    return new VectorIndex(new Float32Array(bytes.buffer, bytes.byteOffset, rows * dims), dims);
+  }
+
+  /** Bytes held in WebAssembly memory, which process.memoryUsage() does not count. */
+  get wasmBytes(): number {
+    return this.kernel?.memoryBytes ?? 0;
   }
 
   get size(): number {
@@ -29,10 +51,12 @@ export class VectorIndex {
     const { matrix, dims } = this;
     const q = Float32Array.from(query);
     normalizeRows(q, dims);
+    if (this.kernel) return this.kernel.score(q, allowed);
     const n = this.size;
     const out = new Float64Array(n);
     // Four independent accumulators let the CPU overlap the multiply-adds (about twice as fast as one
-    // running sum in V8); the remainder loop covers dimensions that are not a multiple of four.
+    // running sum in V8); the remainder loop covers dimensions that are not a multiple of four. The
+    // kernel adds in exactly this order, so both give the same bits.
     const tail = dims - (dims % 4);
     for (let r = 0; r < n; r++) {
       if (allowed && !allowed(r)) {

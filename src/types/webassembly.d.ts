@@ -1,0 +1,17 @@
+/**
+ * The part of the WebAssembly JavaScript API the vector kernel uses. Node has it globally, but its
+ * declarations ship only in TypeScript's DOM libraries, which the core must not see.
+ */
+declare namespace WebAssembly {
+  class Module {
+    constructor(bytes: ArrayBufferView | ArrayBuffer);
+  }
+  class Memory {
+    constructor(descriptor: { initial: number; maximum?: number });
+    readonly buffer: ArrayBuffer;
+  }
+  class Instance {
+    constructor(module: Module, imports?: Record<string, Record<string, unknown>>);
+    readonly exports: Record<string, unknown>;
+  }
+}

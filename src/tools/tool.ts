@@ -61,8 +61,28 @@ export function withEstimate(fields: Record<string, unknown>, snapshot?: LoadedS
   return { ...fields, token_estimate: estimateTokens(fields, snapshot) };
 }
 
-// eslint-disable-next-line no-control-regex -- the characters JSON escapes include control characters
-const NEEDS_ESCAPE = /[\n\r\t"\\\u0000-\u001f]/g;
+/** How many characters JSON.stringify escapes in `v` (`"`, `\\`, controls): each costs about a token more. */
+function jsonEscapes(v: string): number {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c) n++;
+  }
+  return n;
+}
+
+/** A string value's tokens as JSON writes it, without its quotes. */
+function tokensOfValue(v: string): number {
+  return countTokens(v) + jsonEscapes(v);
+}
+
+/** Token counts of numbers as JSON writes them (counts, pages): the same for every snapshot. */
+const numberTokens = new Map<number, number>();
+function tokensOfNumber(v: number): number {
+  let n = numberTokens.get(v);
+  if (n === undefined) numberTokens.set(v, (n = countTokens(String(v))));
+  return n;
+}
 
 /**
  * Token estimate of a payload's JSON with the index tokenizer. Block texts are not counted again: each
@@ -79,10 +99,12 @@ export function estimateTokens(fields: Record<string, unknown>, snapshot?: Loade
   const strings = stringTokens(snapshot);
   const tokensOf = (v: string) => {
     let n = strings.get(v);
-    if (n === undefined) strings.set(v, (n = countTokens(v) + (v.match(NEEDS_ESCAPE)?.length ?? 0)));
+    if (n === undefined) strings.set(v, (n = tokensOfValue(v)));
     return n;
   };
   let extra = 0;
+  let lastKeys: string[] | null = null;
+  let lastShape = 0;
   /** A block item is counted field by field (its shape once, each value on its own): no big JSON to tokenise. */
   const blockItem = (item: unknown): boolean => {
     if (!item || typeof item !== 'object' || typeof (item as { ref?: unknown }).ref !== 'string') return false;
@@ -90,20 +112,31 @@ export function estimateTokens(fields: Record<string, unknown>, snapshot?: Loade
     const known = counts.get(o.ref as string);
     if (!known) return false;
     const keys = Object.keys(o);
-    const sig = keys.join(',');
-    let shape = shapes.get(sig);
-    if (shape === undefined) {
-      shape = countTokens(JSON.stringify(Object.fromEntries(keys.map((k) => [k, typeof o[k] === 'number' ? 0 : '']))));
-      shapes.set(sig, shape);
+    // The items of one payload share their keys: the previous item's shape is reused without a lookup.
+    let shape: number;
+    if (lastKeys && sameKeys(keys, lastKeys)) shape = lastShape;
+    else {
+      const sig = keys.join(',');
+      let known = shapes.get(sig);
+      if (known === undefined) {
+        known = countTokens(JSON.stringify(Object.fromEntries(keys.map((k) => [k, typeof o[k] === 'number' ? 0 : '']))));
+        shapes.set(sig, known);
+      }
+      shape = known;
+      lastKeys = keys;
+      lastShape = shape;
     }
     extra += shape + 1;
     for (const k of keys) {
       const v = o[k];
-      if (k === 'text' && typeof v === 'string') extra += known.tokens + 2 + (v.match(NEEDS_ESCAPE)?.length ?? 0);
+      // A ref and a block id are one per block: kept with the block's counts, not in the value cache.
+      if (k === 'ref') extra += (known.refTokens ??= tokensOfValue(o.ref as string)) + 1;
+      else if (k === 'block_id' && v === known.blockId) extra += (known.idTokens ??= tokensOfValue(v)) + 1;
+      else if (k === 'text' && typeof v === 'string') extra += known.tokens + 2 + jsonEscapes(v);
       // A snippet is a piece of its block: its share of the block's count, rounded up.
-      else if (k === 'snippet' && typeof v === 'string') extra += Math.ceil((known.tokens * v.length) / Math.max(1, known.chars)) + 2 + (v.match(NEEDS_ESCAPE)?.length ?? 0);
+      else if (k === 'snippet' && typeof v === 'string') extra += Math.ceil((known.tokens * v.length) / Math.max(1, known.chars)) + 2 + jsonEscapes(v);
       else if (typeof v === 'string') extra += tokensOf(v) + 1;
-      else if (typeof v === 'number') extra += tokensOf(String(v));
+      else if (typeof v === 'number') extra += tokensOfNumber(v);
       else extra += countTokens(JSON.stringify(v) ?? '');
     }
     return true;
@@ -114,6 +147,12 @@ export function estimateTokens(fields: Record<string, unknown>, snapshot?: Loade
 }
 
 const shapes = new Map<string, number>();
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 const stringsCache = new WeakMap<LoadedSnapshot, Map<string, number>>();
 function stringTokens(s: LoadedSnapshot): Map<string, number> {
   let m = stringsCache.get(s);
@@ -121,12 +160,20 @@ function stringTokens(s: LoadedSnapshot): Map<string, number> {
   return m;
 }
 
-const countsCache = new WeakMap<LoadedSnapshot, Map<string, { tokens: number; chars: number }>>();
-function tokenCounts(s: LoadedSnapshot): Map<string, { tokens: number; chars: number }> {
+/** A block's exact token count and length, and (filled on first use) its ref's and block id's tokens. */
+interface BlockCounts {
+  tokens: number;
+  chars: number;
+  blockId: string;
+  refTokens?: number;
+  idTokens?: number;
+}
+const countsCache = new WeakMap<LoadedSnapshot, Map<string, BlockCounts>>();
+function tokenCounts(s: LoadedSnapshot): Map<string, BlockCounts> {
   let m = countsCache.get(s);
   if (!m) {
     m = new Map();
-    for (const d of s.documents) for (const b of d.blocks) m.set(`${d.doc_id}#${b.block_id}`, { tokens: b.token_count, chars: b.text.length });
+    for (const d of s.documents) for (const b of d.blocks) m.set(`${d.doc_id}#${b.block_id}`, { tokens: b.token_count, chars: b.text.length, blockId: b.block_id });
     countsCache.set(s, m);
   }
   return m;

@@ -70,6 +70,9 @@ for (const via of ['in-process', 'cli'] as const) describe(`tool contracts (seed
       ['scan_term', { term: 'e' }],
       ['list_blocks', { doc_id: docId('计算属性') }],
       ['list_blocks', { doc_id: 'nope' }],
+      // Again: refs and block ids are now counted from what the first calls cached.
+      ['scan_term', { term: 'cell' }],
+      ['list_blocks', { doc_id: docId('计算属性') }],
     ] as const) {
       const p = await call(name, input);
       const { token_estimate, ...rest } = p;

@@ -192,7 +192,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
     history.push(entry);
     historyTokens += countTokens(entry) + 1;
   };
-  const observe = (obs: Observation) => addHistory(`Observation: ${JSON.stringify(obs)}`);
+  const observe = (obs: Observation, json = JSON.stringify(obs)) => addHistory(`Observation: ${json}`);
   const frameTokens = countTokens(renderPrompt(o.bundle, { ...staticValues, history: '' })) + countTokens(o.question);
   const reject = (parent: Span, attrs: Attributes) => tracer.start('rejected_request', `rejected ${attrs.tool ?? 'action'}`, parent, attrs).end('error');
 
@@ -352,7 +352,8 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       call.set(resultAttributes(payload));
       call.artifact('tool_payload', () => JSON.stringify(payload));
       const obs: Observation = { harness_status: 'ok', tool: action.tool, tool_call_id: id, payload, message: null };
-      const resultTokens = countTokens(JSON.stringify(obs));
+      const obsJson = JSON.stringify(obs);
+      const resultTokens = countTokens(obsJson);
       const admission = admit(o.budgets, { context_tokens: contextTokens + countTokens(text), used_request_tokens: used }, resultTokens);
       tracer
         .start('budget_decision', 'admission', call, { check: 'admission', admitted: admission.admitted, reason: admission.admitted ? null : admission.reason, result_tokens: resultTokens, ...budgetAttrs, context_tokens_with_result: admission.context_tokens })
@@ -372,7 +373,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       }
       checked.push({ tool: action.tool, input: action.envelope.input, outcome: outcomeOf(payload) });
       emit({ type: 'tool_result', tool: action.tool, tool_call_id: id, summary: outcomeOf(payload) });
-      observe(obs);
+      observe(obs, obsJson);
     }
   } catch (err) {
     if (o.signal?.aborted) return finish('CANCELLED', 'CANCELLED', null);

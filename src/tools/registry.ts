@@ -12,10 +12,16 @@ export function findTool(name: string): Tool | undefined {
   return TOOLS.find((t) => t.name === name);
 }
 
-/** The JSON Schema shown to the model, rendered from the same zod schema that validates the input. */
+const schemas = new WeakMap<Tool, Record<string, unknown>>();
+
+/** The JSON Schema shown to the model, rendered (once per tool) from the same zod schema that validates the input. */
 export function toolJsonSchema(tool: Tool): Record<string, unknown> {
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input) as Record<string, unknown>;
-  return schema;
+  let schema = schemas.get(tool);
+  if (!schema) {
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(tool.input) as Record<string, unknown>;
+    schemas.set(tool, (schema = rest));
+  }
+  return structuredClone(schema);
 }
 
 function describeIssue(err: z.ZodError): string {

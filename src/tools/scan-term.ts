@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { LoadedSnapshot } from '../index/snapshot-store';
-import { type Tool, blockView, fold, resolveDocs } from './tool';
+import { type BlockView, type Tool, blockView, fold, resolveDocs } from './tool';
 
 export const ScanTermInput = z
   .object({
@@ -73,8 +73,17 @@ export const scanTerm: Tool<typeof ScanTermInput> = {
         const v = blockView(snapshot, g);
         const at = originalOffset(nfc[g]!, texts[g]!, first);
         // The block view without its text, then snippet and count: one literal, not two object spreads
-        // (a common word hits thousands of blocks).
-        hits.push({ ref: v.ref, doc_id: v.doc_id, block_id: v.block_id, doc_title: v.doc_title, source_label: v.source_label, section_path: v.section_path, snippet: snippet(nfc[g]!, at, needle.length), count });
+        // (a common word hits thousands of blocks); `satisfies` fails the build if the view gains a field.
+        hits.push({
+          ref: v.ref,
+          doc_id: v.doc_id,
+          block_id: v.block_id,
+          doc_title: v.doc_title,
+          source_label: v.source_label,
+          section_path: v.section_path,
+          snippet: snippet(nfc[g]!, at, needle.length),
+          count,
+        } satisfies Omit<BlockView, 'text'> & { snippet: string; count: number });
       }
     }
     return hits.length ? { term: input.term, hits, total_count: total } : { term: input.term, hits: [], total_count: 0, empty_reason: 'no_match' };

@@ -8,8 +8,8 @@
  */
 
 /**
- * dot-kernel.wat assembled by wabt 1.0.39 (`npm run build:kernel` writes this line again; a test checks it
- * matches the source).
+ * dot-kernel.wat assembled by wabt 1.0.39 (`npm run build:kernel`, scripts/build-dot-kernel.ts, writes this
+ * again; a test checks it matches the source).
  */
 export const DOT_KERNEL_BASE64 =
   'AGFzbQEAAAABCQFgBX9/f39/AAIPAQNlbnYGbWVtb3J5AgABAwIBAAcHAQNkb3QAAAqsAgGpAgMFfwN7AXwgACEFIAAgAiAD' +
@@ -28,6 +28,13 @@ interface DotExports {
 const MAX_BYTES = 65536 * 65536;
 const PAGE = 65536;
 
+/** Byte offsets of the query and the scores, and the bytes needed, for `rows` × `dims`. */
+function layout(rows: number, dims: number): { queryAt: number; scoresAt: number; bytes: number } {
+  const queryAt = rows * dims * 4;
+  const scoresAt = queryAt + dims * 8;
+  return { queryAt, scoresAt, bytes: scoresAt + rows * 8 };
+}
+
 export class DotKernel {
   readonly matrix: Float32Array;
   private readonly query: Float64Array;
@@ -42,10 +49,10 @@ export class DotKernel {
     readonly rows: number,
     readonly dims: number,
   ) {
-    const matrixBytes = rows * dims * 4;
-    this.queryAt = matrixBytes;
-    this.scoresAt = matrixBytes + dims * 8;
-    const pages = Math.max(1, Math.ceil((this.scoresAt + rows * 8) / PAGE));
+    const { queryAt, scoresAt, bytes } = layout(rows, dims);
+    this.queryAt = queryAt;
+    this.scoresAt = scoresAt;
+    const pages = Math.max(1, Math.ceil(bytes / PAGE));
     const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
     this.memoryBytes = pages * PAGE;
     compiled ??= new WebAssembly.Module(Buffer.from(DOT_KERNEL_BASE64, 'base64'));
@@ -57,7 +64,7 @@ export class DotKernel {
 
   /** A kernel with room for `rows` × `dims`, or null when that does not fit in a WebAssembly memory. */
   static allocate(rows: number, dims: number): DotKernel | null {
-    if (rows * dims * 4 + dims * 8 + rows * 8 > MAX_BYTES) return null;
+    if (layout(rows, dims).bytes > MAX_BYTES) return null;
     try {
       return new DotKernel(rows, dims);
     } catch {

@@ -154,6 +154,11 @@ let arenaUsed = 0;
 /** Counts of one-character chunks (punctuation, single spaces, CJK characters) by char code. */
 const single = new Int32Array(0x10000).fill(-1);
 
+/** Where probing for hash `h` starts in a table of `capacity` slots. */
+function home(h: number): number {
+  return (h ^ (h >>> 15)) & (capacity - 1);
+}
+
 function grow(): void {
   const old = slots;
   capacity *= 2;
@@ -162,7 +167,7 @@ function grow(): void {
   for (let b = 0; b < old.length; b += 2) {
     if (old[b + 1] === 0) continue;
     const h = old[b]!;
-    let slot = (h ^ (h >>> 15)) & mask;
+    let slot = home(h);
     while (slots[slot * 2 + 1] !== 0) slot = (slot + 1) & mask;
     slots[slot * 2] = h;
     slots[slot * 2 + 1] = old[b + 1]!;
@@ -182,7 +187,7 @@ function chunkCount(text: string, s: number, e: number): number {
   let h = 0x811c9dc5;
   for (let k = s; k < e; k++) h = Math.imul(h ^ buf[k]!, 0x01000193);
   let mask = capacity - 1;
-  let slot = (h ^ (h >>> 15)) & mask;
+  let slot = home(h);
   for (let at = slots[slot * 2 + 1]!; at !== 0; at = slots[slot * 2 + 1]!) {
     if (slots[slot * 2] === h && arena[at - 1] === len) {
       let k = 0;
@@ -198,7 +203,7 @@ function chunkCount(text: string, s: number, e: number): number {
     arenaUsed = 0;
   } else if ((entries + 1) * 2 > capacity) grow();
   mask = capacity - 1;
-  slot = (h ^ (h >>> 15)) & mask;
+  slot = home(h);
   while (slots[slot * 2 + 1] !== 0) slot = (slot + 1) & mask;
   slots[slot * 2] = h;
   slots[slot * 2 + 1] = arenaUsed + 1;

@@ -117,12 +117,12 @@ export function estimateTokens(fields: Record<string, unknown>, snapshot?: Loade
     if (lastKeys && sameKeys(keys, lastKeys)) shape = lastShape;
     else {
       const sig = keys.join(',');
-      let known = shapes.get(sig);
-      if (known === undefined) {
-        known = countTokens(JSON.stringify(Object.fromEntries(keys.map((k) => [k, typeof o[k] === 'number' ? 0 : '']))));
-        shapes.set(sig, known);
+      let cached = shapes.get(sig);
+      if (cached === undefined) {
+        cached = countTokens(JSON.stringify(Object.fromEntries(keys.map((k) => [k, typeof o[k] === 'number' ? 0 : '']))));
+        shapes.set(sig, cached);
       }
-      shape = known;
+      shape = cached;
       lastKeys = keys;
       lastShape = shape;
     }

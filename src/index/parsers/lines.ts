@@ -29,14 +29,19 @@ export class SourceLines {
 
 const BLANK = /^\s*$/;
 
+/** A line a unit does not start or end with: blank, or matching `drop`. */
+function trimmed(line: string, drop: RegExp | undefined): boolean {
+  return BLANK.test(line) || (drop !== undefined && drop.test(line));
+}
+
 /**
  * A unit from source lines [start, end) (0-based), with blank lines and lines matching `drop` trimmed
  * from both ends, so the unit's text is exactly its 1-based line range. Returns null when nothing is left.
  */
 export function unitFromLines(source: SourceLines, start: number, end: number, section: number, kind: UnitKind, drop?: RegExp): Unit | null {
   const { lines } = source;
-  while (start < end && (BLANK.test(lines[start]!) || (drop !== undefined && drop.test(lines[start]!)))) start++;
-  while (end > start && (BLANK.test(lines[end - 1]!) || (drop !== undefined && drop.test(lines[end - 1]!)))) end--;
+  while (start < end && trimmed(lines[start]!, drop)) start++;
+  while (end > start && trimmed(lines[end - 1]!, drop)) end--;
   if (start >= end) return null;
   return {
     section,

@@ -10,7 +10,7 @@ import { SourceLines, unitFromLines } from './lines';
 // CommonMark + GFM tables; HTML recognised as HTML so it is not mistaken for prose. Blocks keep their
 // source text, so only block structure is needed: inline parsing (half of markdown-it's time) is off,
 // and heading titles are parsed inline one by one.
-/** markdown-it as this parser configures it, building tokens its own way (the tests' reference). */
+/** markdown-it configured as this parser uses it, with its own token construction (the tests' reference). */
 export function configuredMarkdownIt(): MarkdownItParser {
   const it = new MarkdownIt({ html: true });
   it.core.ruler.disable(['inline', 'linkify', 'replacements', 'smartquotes', 'text_join']);
@@ -23,7 +23,7 @@ const md = configuredMarkdownIt();
  * (`_defineProperty` → `toPropertyKey` → `toPrimitive`, per field): a third of block parsing here. This
  * parser's block state builds its tokens by plain assignment instead: the same fields in the same order,
  * the same prototype, so the same objects (tested against markdown-it's own tokens on every fixture and
- * corpus page).
+ * every block construct).
  */
 type Nesting = Token['nesting'];
 const BlockToken = function (this: Token, type: string, tag: string, nesting: Nesting) {

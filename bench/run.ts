@@ -17,6 +17,7 @@ import { rebuildBench } from './rebuild.bench';
 import { oramaBench } from './orama.bench';
 import { toolsBench } from './tools.bench';
 import { harnessBench } from './harness.bench';
+import { startupBench } from './startup.bench';
 
 const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   ingest: ingestBench,
@@ -26,6 +27,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   orama: oramaBench,
   tools: toolsBench,
   harness: harnessBench,
+  startup: startupBench,
 };
 
 /** Set for a group run as a child of the whole run: where its rows go. */

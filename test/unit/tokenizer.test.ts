@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { countTokens as libraryCount } from 'gpt-tokenizer/encoding/o200k_base';
-import { countJoined, countTokens, countWithTail, preTokenize } from '../../src/index/tokenizer';
+import { CLASS_PATTERNS, fillClassTable, countJoined, countTokens, countWithTail, preTokenize } from '../../src/index/tokenizer';
 import { FIXTURES } from '../helpers';
 
 function walk(dir: string): string[] {
@@ -102,6 +102,16 @@ describe('pre-tokenizer scanner', () => {
     const r = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     for (let i = 0; i < 20000; i++) samples.push(Array.from({ length: Math.floor(r() * 30) }, () => alphabet[Math.floor(r() * alphabet.length)]).join(''));
     for (const s of samples) assert.deepEqual(preTokenize(s), s.match(unicode) ?? [], JSON.stringify(s.slice(0, 60)));
+  });
+
+  it('classes every code unit as the pattern’s classes do, tested one by one (surrogates apart)', () => {
+    const table = fillClassTable(new Uint8Array(0x10000));
+    for (let c = 0; c < 0x10000; c++) {
+      let bits = 0;
+      if (c >= 0xd800 && c <= 0xdfff) bits = 128;
+      else for (const [re, bit] of CLASS_PATTERNS) if (re.test(String.fromCharCode(c))) bits |= bit;
+      if (table[c] !== bits) assert.fail(`U+${c.toString(16).padStart(4, '0')}: ${table[c]} instead of ${bits}`);
+    }
   });
 
   it('counts text with astral characters (emoji, rare CJK) through the pattern, exactly', () => {

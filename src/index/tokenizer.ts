@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { CodeUnits } from './code-units';
+import { ownBundle } from './own-bundle';
 
 /**
  * The one tokenizer used for block sizes and token estimates. It is named in every snapshot manifest so
@@ -24,14 +23,14 @@ export const TOKENIZER_NAME = 'gpt-tokenizer@4.0.0/o200k_base';
  */
 
 type O200k = typeof import('./o200k-bundle');
-
-/** The encoding's own bundle next to the built bundles (see o200k-bundle.ts); absent when run from source. */
-const O200K_BUNDLE = path.join(__dirname, 'o200k.js');
 let library: O200k['countTokens'] | null = null;
 
-/** The library's count of one text, the encoding loaded on first use. */
+/**
+ * The library's count of one text, the encoding loaded on first use: its own bundle (o200k-bundle.ts),
+ * or the package when run from source (required at run time, so no bundle takes it in).
+ */
 function o200kCount(text: string): number {
-  library ??= (createRequire(__filename)(fs.existsSync(O200K_BUNDLE) ? O200K_BUNDLE : 'gpt-tokenizer/encoding/o200k_base') as O200k).countTokens;
+  library ??= (ownBundle<O200k>('o200k.js') ?? (createRequire(__filename)('gpt-tokenizer/encoding/o200k_base') as O200k)).countTokens;
   return library(text);
 }
 

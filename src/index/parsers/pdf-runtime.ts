@@ -1,13 +1,10 @@
 import CSSMatrix from '@thednp/dommatrix';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { ownBundle } from '../own-bundle';
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 type PdfJsBundle = typeof import('./pdfjs-bundle');
-
-/** pdf.js's own bundle next to the built bundles (see pdfjs-bundle.ts); absent when run from source. */
-export const PDFJS_BUNDLE = path.join(__dirname, 'pdfjs', 'pdf.js');
 
 export interface PdfAssets {
   /** Folder of the bundled CMaps, ending in a separator (pdfjs requires it). */
@@ -36,17 +33,16 @@ export function resolvePdfAssets(): PdfAssets {
 
 let loading: Promise<PdfJs> | null = null;
 
-/** pdf.js and its worker module: the separate bundle when there is one, else the package itself. */
+/** pdf.js and its worker module: their own bundle (pdfjs-bundle.ts), else the package itself. */
 async function importPdfJs(): Promise<PdfJsBundle> {
-  if (fs.existsSync(PDFJS_BUNDLE)) return createRequire(__filename)(PDFJS_BUNDLE) as PdfJsBundle;
-  return { pdfjsWorker: await import('pdfjs-dist/legacy/build/pdf.worker.mjs'), pdfjs: await import('pdfjs-dist/legacy/build/pdf.mjs') };
+  return ownBundle<PdfJsBundle>(path.join('pdfjs', 'pdf.js')) ?? { pdfjsWorker: await import('pdfjs-dist/legacy/build/pdf.worker.mjs'), pdfjs: await import('pdfjs-dist/legacy/build/pdf.mjs') };
 }
 
 /**
  * Loads pdf.js once, on the first PDF. Text extraction needs DOMMatrix (Node has none) and the worker
- * module in-process (a bundled build cannot spawn pdf.js's own worker). pdf.js prints "Warning: Cannot polyfill …" for
- * rendering features we never use while it initialises; those lines are held back so that no console
- * output escapes the core (the CLI's --json output must stay clean).
+ * module in-process (a bundled build cannot spawn pdf.js's own worker). pdf.js prints "Warning: Cannot
+ * polyfill …" for rendering features we never use while it initialises; those lines are held back so
+ * that no console output escapes the core (the CLI's --json output must stay clean).
  */
 export function loadPdfJs(): Promise<PdfJs> {
   loading ??= (async () => {

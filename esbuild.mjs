@@ -44,13 +44,12 @@ const common = {
 };
 
 fs.rmSync(out, { recursive: true, force: true });
-// pdf.js and the tokenizer's ranks are bundles of their own (dist/pdfjs/pdf.js, dist/o200k.js), loaded on
-// the first PDF and the first count (see pdfjs-bundle.ts, o200k-bundle.ts); the other bundles leave them
-// out and start in half the time.
+// pdf.js is a bundle of its own (dist/pdfjs/pdf.js), loaded on the first PDF (see pdfjs-bundle.ts); the
+// other bundles leave it out and start faster. The tokenizer's ranks are no bundle at all: see below.
 const withoutLazy = { ...common, external: [...common.external, 'pdfjs-dist'] };
 await Promise.all([
   build({ ...withoutLazy, entryPoints: { extension: 'src/extension.ts', 'ingest-worker': 'src/index/ingest-worker.ts' }, outdir: out }),
-  build({ ...common, entryPoints: { 'pdfjs/pdf': 'src/index/parsers/pdfjs-bundle.ts', o200k: 'src/index/o200k-bundle.ts' }, outdir: out }),
+  build({ ...common, entryPoints: { 'pdfjs/pdf': 'src/index/parsers/pdfjs-bundle.ts' }, outdir: out }),
   build({
     ...withoutLazy,
     entryPoints: { cli: 'src/cli/main.ts' },
@@ -77,6 +76,22 @@ for (const dir of ['cmaps', 'standard_fonts']) {
   fs.cpSync(path.join(pdfjsDir, dir), path.join(out, 'pdfjs', dir), { recursive: true });
 }
 fs.chmodSync(path.join(out, 'cli.js'), 0o755);
+
+// gpt-tokenizer's o200k ranks, packed once here for the tokenizer's byte-pair merger (bpe-merger.ts) and
+// written as dist/o200k.bin, which tokenizer.ts reads at its first count.
+const packer = await build({
+  ...common,
+  sourcemap: false,
+  write: false,
+  stdin: {
+    contents: "import ranks from 'gpt-tokenizer/bpeRanks/o200k_base'; import { packRanks } from './src/index/bpe-merger'; export const packed = packRanks(ranks);",
+    resolveDir: path.resolve('.'),
+    loader: 'ts',
+  },
+});
+const packerModule = { exports: {} };
+new Function('module', 'exports', 'require', packer.outputFiles[0].text)(packerModule, packerModule.exports, require);
+fs.writeFileSync(path.join(out, 'o200k.bin'), packerModule.exports.packed);
 if (watch) console.log('watch mode is not supported; run npm run build again');
 
 // npm links a package's own `bin` only for its dependants, not inside the package itself; link it here

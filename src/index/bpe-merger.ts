@@ -18,14 +18,57 @@ const RANK_SHIFT = 2 ** 32;
 /** How a rank was given, and so which spans can find it. */
 const STRING = 1;
 const BYTES = 2;
+const UNUSED = 0;
 
-/** Slots of three: [hash, arena offset + 1 (0: free), rank << 2 | kind]. */
+/** Slots of three: [hash, offset of the token's bytes in the table + 1 (0: free), rank << 2 | kind]. */
 const SLOT = 3;
+
+/** "DQBP", little-endian. */
+const MAGIC = 0x50425144;
+const PACK_VERSION = 1;
+/** Magic, version, number of ranks: three 32-bit words. */
+const HEADER = 12;
+
+/**
+ * The ranks as BpeMerger reads them, so that a build can ship them as one binary file: the header, then
+ * per rank its kind (1 string, 2 bytes, 0 unused), its length in bytes and its bytes.
+ */
+export function packRanks(ranks: Ranks): Uint8Array {
+  const encoder = new TextEncoder();
+  const parts: Uint8Array[] = [];
+  let size = HEADER;
+  for (const [rank, token] of ranks.entries()) {
+    if (token === undefined) {
+      parts.push(Uint8Array.of(UNUSED));
+      size += 1;
+      continue;
+    }
+    const bytes = typeof token === 'string' ? encoder.encode(token) : Uint8Array.from(token);
+    if (bytes.length === 0 || bytes.length > 255) throw new Error(`token ${rank} is ${bytes.length} bytes long; a table keeps 1 to 255`);
+    const part = new Uint8Array(2 + bytes.length);
+    part[0] = typeof token === 'string' ? STRING : BYTES;
+    part[1] = bytes.length;
+    part.set(bytes, 2);
+    parts.push(part);
+    size += part.length;
+  }
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, PACK_VERSION, true);
+  view.setUint32(8, ranks.length, true);
+  let at = HEADER;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
 
 export class BpeMerger {
   /**
-   * Open addressing over the tokens' bytes. A lookup touches one slot and the arena, where each token is
-   * its length (one byte) then its bytes; separate arrays per field cost a cache miss each.
+   * Open addressing over the tokens' bytes. A lookup touches one slot and the packed table, where each
+   * token is its length (one byte) then its bytes; separate arrays per field cost a cache miss each.
    */
   private readonly slots: Int32Array;
   private readonly mask: number;
@@ -51,63 +94,58 @@ export class BpeMerger {
   /** A merge pushes at most two pairs and pops one: at most 2n entries. */
   private heap = new Float64Array(2048);
 
-  constructor(ranks: Ranks) {
-    const encoder = new TextEncoder();
-    let arena = new Uint8Array(1 << 22);
-    let used = 0;
+  /** A table packed by `packRanks` (dist/o200k.bin is one, written by the build). */
+  constructor(packed: Uint8Array) {
+    const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+    if (packed.length < HEADER || view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== PACK_VERSION) {
+      throw new Error(`not a token table of version ${PACK_VERSION}`);
+    }
+    const count = view.getUint32(8, true);
     let capacity = 1 << 10;
-    while (capacity < ranks.length * 2) capacity *= 2;
+    while (capacity < count * 2) capacity *= 2;
     const mask = capacity - 1;
     const slots = new Int32Array(capacity * SLOT);
     let maxTokenBytes = 0;
-    for (let rank = 0; rank < ranks.length; rank++) {
-      const token = ranks[rank];
-      if (token === undefined) continue; // an unused rank
-      const room = (typeof token === 'string' ? token.length * 3 : token.length) + 1;
-      if (used + room > arena.length) {
-        const bigger = new Uint8Array(Math.max(arena.length * 2, used + room));
-        bigger.set(arena.subarray(0, used));
-        arena = bigger;
-      }
-      let len: number;
-      if (typeof token === 'string') len = encoder.encodeInto(token, arena.subarray(used + 1)).written;
-      else {
-        arena.set(token, used + 1);
-        len = token.length;
-      }
-      if (len > 255) throw new Error(`token ${rank} is ${len} bytes long; the rank table keeps at most 255`);
-      arena[used] = len;
+    let at = HEADER;
+    for (let rank = 0; rank < count; rank++) {
+      if (at >= packed.length) throw new Error(`token table ends at rank ${rank} of ${count}`);
+      const kind = packed[at++]!;
+      if (kind === UNUSED) continue;
+      const len = packed[at]!;
+      if ((kind !== STRING && kind !== BYTES) || len === 0 || at + 1 + len > packed.length) throw new Error(`token table is corrupt at rank ${rank}`);
       maxTokenBytes = Math.max(maxTokenBytes, len);
-      const kind = typeof token === 'string' ? STRING : BYTES;
-      const h = hashOf(arena, used + 1, used + 1 + len) ^ kind;
+      const h = hashOf(packed, at + 1, at + 1 + len) ^ kind;
       let slot = (h ^ (h >>> 15)) & mask;
-      for (let at = slots[slot * SLOT + 1]!; at !== 0; at = slots[slot * SLOT + 1]!) {
+      for (let other = slots[slot * SLOT + 1]!; other !== 0; other = slots[slot * SLOT + 1]!) {
         // The same bytes twice: the later rank wins, as in the library's map.
-        if (slots[slot * SLOT] === h && (slots[slot * SLOT + 2]! & 3) === kind && sameToken(arena, at - 1, arena, used + 1, len)) break;
+        if (slots[slot * SLOT] === h && (slots[slot * SLOT + 2]! & 3) === kind && sameToken(packed, other - 1, packed, at + 1, len)) break;
         slot = (slot + 1) & mask;
       }
-      if (slots[slot * SLOT + 1] === 0) {
-        slots[slot * SLOT] = h;
-        slots[slot * SLOT + 1] = used + 1;
-        used += len + 1;
-      }
+      slots[slot * SLOT] = h;
+      slots[slot * SLOT + 1] = at + 1;
       slots[slot * SLOT + 2] = (rank << 2) | kind;
+      at += 1 + len;
     }
+    if (at !== packed.length) throw new Error(`token table has ${packed.length - at} bytes past its last rank`);
     this.slots = slots;
     this.mask = mask;
+    this.arena = packed;
+    this.maxTokenBytes = maxTokenBytes;
     this.filter = new Int32Array(FILTER_BITS >>> 5);
     this.pairs = new Int32Array(2 << 16).fill(-1);
     for (let slot = 0; slot <= mask; slot++) {
-      const at = slots[slot * SLOT + 1]!;
-      if (at === 0) continue;
+      const token = slots[slot * SLOT + 1]!;
+      if (token === 0) continue;
       const bit = filterBit(slots[slot * SLOT]!);
       this.filter[bit >>> 5] = this.filter[bit >>> 5]! | (1 << (bit & 31));
-      if (arena[at - 1] !== 2) continue;
+      if (packed[token - 1] !== 2) continue;
       const info = slots[slot * SLOT + 2]!;
-      this.pairs[((info & 3) - 1) * 65536 + (arena[at]! << 8) + arena[at + 1]!] = info >>> 2;
+      this.pairs[((info & 3) - 1) * 65536 + (packed[token]! << 8) + packed[token + 1]!] = info >>> 2;
     }
-    this.arena = arena.slice(0, used);
-    this.maxTokenBytes = maxTokenBytes;
+  }
+
+  static fromRanks(ranks: Ranks): BpeMerger {
+    return new BpeMerger(packRanks(ranks));
   }
 
   /** Rank given as `kind` for the bytes `buf[a, c)`, or -1 when there is none. */

@@ -11,3 +11,9 @@ export function ownBundle<T>(file: string): T | undefined {
   const bundle = path.join(__dirname, file);
   return fs.existsSync(bundle) ? (createRequire(__filename)(bundle) as T) : undefined;
 }
+
+/** A data file the build wrote next to the bundles (`dist/<file>`, see esbuild.mjs); undefined from source. */
+export function ownFile(file: string): Uint8Array | undefined {
+  const data = path.join(__dirname, file);
+  return fs.existsSync(data) ? fs.readFileSync(data) : undefined;
+}

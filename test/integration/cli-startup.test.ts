@@ -2,48 +2,59 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import o200kRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
+import { packRanks } from '../../src/index/bpe-merger';
 import { fixture, tempDir } from '../helpers';
 import { CLI, makeCli } from './cli';
 
 const DIST = path.dirname(CLI);
 const PDFJS = path.join(DIST, 'pdfjs', 'pdf.js');
-const O200K = path.join(DIST, 'o200k.js');
+const O200K = path.join(DIST, 'o200k.bin');
 
 /**
- * Runs the built CLI with a preload that writes, at exit, every module file the process loaded: what a
- * command paid to start.
+ * Runs the built CLI with a preload that writes, at exit, every module file the process loaded and every
+ * file it read whole: what a command paid to start.
  */
-function loadedBy(args: string[]): string[] {
+function loadedBy(args: string[]): { modules: string[]; reads: string[] } {
   const dir = tempDir('docqa-startup-');
   const preload = path.join(dir, 'preload.js');
   const out = path.join(dir, 'loaded.json');
-  fs.writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(Object.keys(require.cache))));\n`);
+  fs.writeFileSync(
+    preload,
+    `const fs = require('node:fs'); const read = fs.readFileSync; const reads = [];
+fs.readFileSync = function (file, ...rest) { reads.push(String(file)); return read.call(this, file, ...rest); };
+process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify({ modules: Object.keys(require.cache), reads })));\n`,
+  );
   const r = makeCli().run(args, { NODE_OPTIONS: `--require ${preload}` });
   assert.equal(r.code, 0, r.stderr);
-  return JSON.parse(fs.readFileSync(out, 'utf8')) as string[];
+  return JSON.parse(fs.readFileSync(out, 'utf8')) as { modules: string[]; reads: string[] };
 }
+
+const fromTokenizerPackage = (modules: string[]) => modules.filter((m) => m.includes(`${path.sep}gpt-tokenizer${path.sep}`));
 
 describe('CLI start-up', () => {
   it('loads neither pdf.js nor the tokenizer’s ranks for a command that needs neither', () => {
     for (const args of [['--version'], ['sources', 'list']]) {
-      const loaded = loadedBy(args);
-      assert.ok(loaded.includes(CLI), `${args.join(' ')}: ${loaded.join(', ')}`);
-      assert.ok(!loaded.includes(PDFJS) && !loaded.includes(O200K), `${args.join(' ')} loaded ${loaded.join(', ')}`);
+      const { modules, reads } = loadedBy(args);
+      assert.ok(modules.includes(CLI), `${args.join(' ')}: ${modules.join(', ')}`);
+      assert.ok(!modules.includes(PDFJS) && !reads.includes(O200K), `${args.join(' ')} loaded ${[...modules, ...reads].join(', ')}`);
     }
   });
 
-  it('loads the tokenizer for a note and pdf.js too for a PDF, from their own bundles', () => {
+  it('reads the packed ranks for a note, and loads pdf.js too for a PDF; never the tokenizer package', () => {
     const note = loadedBy(['inspect', fixture('markdown', 'cell-notes.md')]);
-    assert.ok(note.includes(O200K) && !note.includes(PDFJS), note.join(', '));
+    assert.ok(note.reads.includes(O200K) && !note.modules.includes(PDFJS), [...note.modules, ...note.reads].join(', '));
+    assert.deepEqual(fromTokenizerPackage(note.modules), []);
     const pdf = loadedBy(['inspect', fixture('pdf', 'photosynthesis-zh.pdf')]);
-    assert.ok(pdf.includes(O200K) && pdf.includes(PDFJS), pdf.join(', '));
+    assert.ok(pdf.reads.includes(O200K) && pdf.modules.includes(PDFJS), [...pdf.modules, ...pdf.reads].join(', '));
+    assert.deepEqual(fromTokenizerPackage(pdf.modules), []);
   });
 
   it('keeps pdf.js and the ranks out of the bundles every start reads (extension host and workers too)', () => {
     // Markers of the development build `npm run build` makes: pdf.js's document class, and the comment
     // esbuild writes above each bundled module.
     assert.ok(fs.readFileSync(PDFJS, 'utf8').includes('PDFDocumentProxy'));
-    assert.ok(fs.readFileSync(O200K, 'utf8').includes('bpeRanks/o200k_base.js'));
+    assert.deepEqual(new Uint8Array(fs.readFileSync(O200K)), packRanks(o200kRanks), 'dist/o200k.bin is the ranks as packRanks packs them');
     for (const bundle of ['cli.js', 'extension.js', 'ingest-worker.js']) {
       const code = fs.readFileSync(path.join(DIST, bundle), 'utf8');
       assert.ok(!code.includes('PDFDocumentProxy'), `${bundle} contains pdf.js`);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import o200kRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
 import { countTokens as libraryCount } from 'gpt-tokenizer/encoding/o200k_base';
-import { BpeMerger } from '../../src/index/bpe-merger';
+import { BpeMerger, packRanks } from '../../src/index/bpe-merger';
 import { preTokenize } from '../../src/index/tokenizer';
 import { FIXTURES } from '../helpers';
 
@@ -12,7 +12,7 @@ function walk(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
-const merger = new BpeMerger(o200kRanks);
+const merger = BpeMerger.fromRanks(o200kRanks);
 
 function units(text: string): Uint16Array {
   const out = new Uint16Array(text.length);
@@ -77,5 +77,18 @@ describe('BpeMerger', () => {
     for (const c of ['甲乙丙丁戊己庚辛壬癸'.repeat(120), 'a'.repeat(3000), '='.repeat(2000), ' '.repeat(1500), 'ab'.repeat(1000)]) assertSameCount(c);
     assertSameCount('short after long');
     assert.equal(merger.count(units('xhello'), 1, 6), libraryCount('hello'), 'a chunk inside a larger text');
+  });
+
+  it('refuses a packed table that is not one, is cut short or runs on, naming what is wrong', () => {
+    const packed = packRanks(['a', 'b', [0xff], undefined, 'ab']);
+    const small = new BpeMerger(packed);
+    assert.equal(small.count(units('abab'), 0, 4), 2);
+    assert.throws(() => new BpeMerger(new Uint8Array(3)), /not a token table of version 1/);
+    const other = packed.slice();
+    other[0] = 0x58;
+    assert.throws(() => new BpeMerger(other), /not a token table/);
+    assert.throws(() => new BpeMerger(packed.subarray(0, packed.length - 2)), /corrupt at rank 4|ends at rank/);
+    assert.throws(() => new BpeMerger(Uint8Array.from([...packed, 1, 1, 0x61])), /3 bytes past its last rank/);
+    assert.throws(() => packRanks(['x'.repeat(300)]), /300 bytes long/);
   });
 });

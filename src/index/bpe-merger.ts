@@ -23,6 +23,9 @@ const UNUSED = 0;
 /** Slots of three: [hash, offset of the token's bytes in the table + 1 (0: free), rank << 2 | kind]. */
 const SLOT = 3;
 
+/** Bytes of scratch kept between chunks (about 100 KB in all); larger chunks get theirs for one count. */
+const KEEP_BYTES = 4096;
+
 /** "DQBP", little-endian. */
 const MAGIC = 0x50425144;
 const PACK_VERSION = 1;
@@ -86,13 +89,13 @@ export class BpeMerger {
    */
   private readonly filter: Int32Array;
 
-  // Scratch for one chunk: its UTF-8 bytes, the symbols' links and pair ranks, the heap of pairs.
-  private buf = new Uint8Array(1024);
-  private next = new Int32Array(1024);
-  private prev = new Int32Array(1024);
-  private pair = new Int32Array(1024);
-  /** A merge pushes at most two pairs and pops one: at most 2n entries. */
-  private heap = new Float64Array(2048);
+  // Scratch for one chunk: its UTF-8 bytes, the symbols' links and pair ranks, the heap of pairs (a merge
+  // pushes at most two pairs and pops one: at most 2n entries).
+  private buf = new Uint8Array(KEEP_BYTES);
+  private next = new Int32Array(KEEP_BYTES);
+  private prev = new Int32Array(KEEP_BYTES);
+  private pair = new Int32Array(KEEP_BYTES);
+  private heap = new Float64Array(KEEP_BYTES * 2);
 
   /** A table packed by `packRanks` (dist/o200k.bin is one, written by the build). */
   constructor(packed: Uint8Array) {
@@ -178,7 +181,11 @@ export class BpeMerger {
 
   /** The chunk's code units `b[s, e)` as UTF-8 in `buf`, a lone surrogate as U+FFFD (as TextEncoder does). */
   private encode(b: Uint16Array, s: number, e: number): { length: number; lone: boolean } {
-    if (this.buf.length < (e - s) * 3) this.grow((e - s) * 3);
+    if (this.buf.length < (e - s) * 3) {
+      let size = this.buf.length;
+      while (size < (e - s) * 3) size *= 2;
+      this.resize(size);
+    }
     const out = this.buf;
     let n = 0;
     let lone = false;
@@ -205,9 +212,7 @@ export class BpeMerger {
     return { length: n, lone };
   }
 
-  private grow(bytes: number): void {
-    let size = this.buf.length;
-    while (size < bytes) size *= 2;
+  private resize(size: number): void {
     this.buf = new Uint8Array(size);
     this.next = new Int32Array(size);
     this.prev = new Int32Array(size);
@@ -221,6 +226,8 @@ export class BpeMerger {
    * merged pair by pair, the pair of lowest rank first and the leftmost among equal ranks.
    */
   count(b: Uint16Array, s: number, e: number): number {
+    // Scratch grown for one huge chunk is not kept past the next count.
+    if (this.buf.length > KEEP_BYTES && (e - s) * 3 <= KEEP_BYTES) this.resize(KEEP_BYTES);
     const { length: n, lone } = this.encode(b, s, e);
     const buf = this.buf;
     if (n <= 1) return n;

@@ -23,8 +23,8 @@ const UNUSED = 0;
 /** Slots of three: [hash, offset of the token's bytes in the table + 1 (0: free), rank << 2 | kind]. */
 const SLOT = 3;
 
-/** Bytes of scratch kept between chunks (about 100 KB in all); larger chunks get theirs for one count. */
-const KEEP_BYTES = 4096;
+/** Bytes of scratch kept between chunks (about 400 KB in all); larger chunks get theirs for one count. */
+const KEEP_BYTES = 1 << 14;
 
 /** "DQBP", little-endian. */
 const MAGIC = 0x50425144;

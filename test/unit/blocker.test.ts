@@ -61,6 +61,24 @@ describe('buildBlocks', () => {
     assert.equal(blocks.map((b) => b.text).join(''), text);
   });
 
+  it('cuts long unpunctuated Chinese lines (classical text) into pieces within max tokens, each on its own line', () => {
+    const han = '天地玄黃宇宙洪荒日月盈昃辰宿列張寒來暑往秋收冬藏閏餘成歲律呂調陽雲騰致雨露結為霜';
+    const line = (k: number) => Array.from({ length: 4000 }, (_, i) => han[(i * 7 + k) % han.length]).join('');
+    const lines = [line(1), line(2), line(3)];
+    const blocks = buildBlocks([linesUnit(lines.join('\n'), 10)], params);
+    assert.ok(blocks.length > 30);
+    assert.ok(blocks.every((b) => b.tokens <= params.max_tokens && b.tokens === countTokens(b.text)));
+    // Pieces never cross a line here (each line is a sentence of its own), so each lies on one line.
+    let at = 0;
+    for (const b of blocks) {
+      const k = Math.floor(at / 4000);
+      assert.equal(Math.floor((at + b.text.length - 1) / 4000), k, 'a piece within one line');
+      assert.deepEqual(b.location, { kind: 'lines', line_start: 10 + k, line_end: 10 + k });
+      at += b.text.length;
+    }
+    assert.equal(blocks.map((b) => b.text).join(''), lines.join(''));
+  });
+
   it('merges tiny neighbours within a section up to the target, never across sections', () => {
     const units = [linesUnit('Short one.', 1, 0), linesUnit('Short two.', 3, 0), linesUnit('Short three.', 5, 1), linesUnit('Short four.', 7, 1)];
     const blocks = buildBlocks(units, params);

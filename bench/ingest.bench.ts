@@ -94,8 +94,37 @@ async function unseenText(): Promise<BenchRow> {
   }
 }
 
+/**
+ * Shapes of real files that were quadratic once (see blocker.ts hardSplit and sentences.ts): an
+ * unpunctuated Chinese text (one run of 320,000 characters) and a long page of 20,000 sibling headings
+ * with the same title. Printed so a regression shows as a collapse in MB/s.
+ */
+async function pathologicalShapes(): Promise<BenchRow[]> {
+  const han = '天地玄黃宇宙洪荒日月盈昃辰宿列張寒來暑往秋收冬藏閏餘成歲律呂調陽雲騰致雨露結為霜';
+  const shapes: Array<[string, string]> = [
+    ['unpunctuated_run_320k_chars', `# 千字文\n\n${Array.from({ length: 320_000 }, (_, i) => han[(i * 7 + (i >> 3)) % han.length]).join('')}\n`],
+    ['20000_sibling_headings', Array.from({ length: 20_000 }, (_, i) => `## Setup\n\nStep ${i} of the setup.\n`).join('\n')],
+  ];
+  const rows: BenchRow[] = [];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-bench-shapes-'));
+  try {
+    for (const [name, text] of shapes) {
+      const file = path.join(dir, `${name}.md`);
+      fs.writeFileSync(file, text);
+      const mb = Buffer.byteLength(text) / 1e6;
+      const raw = Math.min(await rawRead([file]), await rawRead([file]));
+      await ingestAll([file]);
+      const run = await ingestAll([file]);
+      rows.push({ name: `ingest.markdown.${name}.MBps`, value: mb / run.seconds, unit: 'MB/s', floor: mb / raw, ratio: raw / run.seconds });
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
 export async function ingestBench(): Promise<BenchRow[]> {
-  const rows: BenchRow[] = [await unseenText()];
+  const rows: BenchRow[] = [await unseenText(), ...(await pathologicalShapes())];
   const corpus = generateCorpus();
   try {
     const mb = corpus.bytes / 1e6;

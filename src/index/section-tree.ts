@@ -24,6 +24,12 @@ export function assignPaths(drafts: readonly SectionDraft[]): string[] {
     literal.get(k)!.add(titles[i]!);
   });
   const used = new Map<string, Set<string>>();
+  /**
+   * Per parent and title, the suffix the last repeat took. Names only get taken, so the smallest free
+   * suffix never goes down and the search resumes there: starting at 2 for every repeat was quadratic
+   * (5,000 sibling "Setup" headings took 5 s, 20,000 took 83 s).
+   */
+  const lastSuffix = new Map<string, number>();
   const paths: string[] = [];
   drafts.forEach((d, i) => {
     const k = key(d.parent);
@@ -32,9 +38,13 @@ export function assignPaths(drafts: readonly SectionDraft[]): string[] {
     const base = titles[i]!;
     let name = base;
     if (taken.has(name)) {
-      for (let n = 2; ; n++) {
+      const resume = `${k}\u0000${base}`;
+      for (let n = lastSuffix.get(resume) ?? 2; ; n++) {
         name = `${base} (${n})`;
-        if (!taken.has(name) && !literal.get(k)!.has(name)) break;
+        if (!taken.has(name) && !literal.get(k)!.has(name)) {
+          lastSuffix.set(resume, n);
+          break;
+        }
       }
     }
     taken.add(name);

@@ -16,6 +16,33 @@ describe('section paths', () => {
     assert.equal(new Set(paths).size, paths.length);
   });
 
+  it('gives thousands of repeats the paths a search from (2) for each one gives, literal suffixes and nesting included', () => {
+    const drafts: Array<{ title: string; parent: number | null; location: null }> = [];
+    for (let i = 0; i < 3000; i++) {
+      const title = i % 97 === 5 ? `Setup (${i % 13})` : i % 7 === 0 ? 'Notes' : 'Setup';
+      drafts.push({ title, parent: i % 5 === 0 ? null : 0, location: null });
+    }
+    // The plain reference: for each repeat, the smallest free suffix searched from 2.
+    const literal = new Map<string, Set<string>>();
+    const key = (p: number | null) => String(p);
+    drafts.forEach((d) => literal.set(key(d.parent), (literal.get(key(d.parent)) ?? new Set()).add(d.title)));
+    const used = new Map<string, Set<string>>();
+    const expected: string[] = [];
+    for (const d of drafts) {
+      const taken = used.get(key(d.parent)) ?? new Set<string>();
+      used.set(key(d.parent), taken);
+      let name = d.title;
+      for (let n = 2; taken.has(name); n++) {
+        name = `${d.title} (${n})`;
+        if (literal.get(key(d.parent))!.has(name)) name = d.title;
+      }
+      taken.add(name);
+      expected.push(d.parent === null ? name : `${expected[d.parent]} > ${name}`);
+    }
+    assert.deepEqual(assignPaths(drafts), expected);
+    assert.equal(new Set(expected).size, expected.length);
+  });
+
   it('the same title under different parents needs no suffix', () => {
     assert.deepEqual(
       assignPaths([

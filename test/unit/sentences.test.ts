@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { firstSentence, firstSentences } from '../../src/index/sentences';
+import { firstSentence, firstSentences, SEGMENT_WINDOW, splitSentences } from '../../src/index/sentences';
 import { FIXTURES } from '../helpers';
 
 function walk(dir: string): string[] {
@@ -22,5 +22,31 @@ describe('first sentences', () => {
   it('cut a long first sentence at 200 characters with an ellipsis and fold white space', () => {
     assert.equal(firstSentence(`Start \t  of ${'a'.repeat(300)}`), `Start of ${'a'.repeat(300)}`.slice(0, 200) + '…');
     assert.equal(firstSentence('第一句。第二句。'), '第一句。');
+  });
+
+  it('are the same for thousands of sections (headings repeated down a long page) as one by one', () => {
+    const texts = Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? `步骤 ${i}。然后继续。` : `Step ${i} is short. Then more follows.`));
+    assert.deepEqual(firstSentences(texts), texts.map(firstSentence));
+  });
+});
+
+describe('splitSentences', () => {
+  const segmenter = new Intl.Segmenter('zh', { granularity: 'sentence' });
+  const direct = (t: string) => [...segmenter.segment(t)].map((s) => s.segment);
+
+  it('gives the segmenter’s own sentences for the fixtures, window by window (each file, and all of them as one text)', () => {
+    const texts = walk(FIXTURES)
+      .filter((f) => /\.(md|txt)$/.test(f))
+      .map((f) => fs.readFileSync(f, 'utf8'));
+    const all = texts.join('\n\n');
+    assert.ok(all.length > 4 * SEGMENT_WINDOW);
+    for (const t of [...texts, all]) assert.deepEqual(splitSentences(t), direct(t));
+  });
+
+  it('keeps sentences longer than a window whole, as one pass does', () => {
+    const long = `Intro. ${'Word '.repeat(1000)}end. 后来。${'字'.repeat(5000)}。Last one.`;
+    assert.deepEqual(splitSentences(long), direct(long));
+    assert.deepEqual(splitSentences(long).map((p) => p.length), [7, 5005, 3, 5001, 9]);
+    assert.deepEqual(splitSentences(''), []);
   });
 });

@@ -357,13 +357,24 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
 }
 
 if (require.main === module) {
+  // A reader that stops early (`docqa inspect FILE | head`) closes the pipe: the rest of the output has
+  // nowhere to go, which is no failure of the command; it finishes (an index still gets built) quietly.
+  let stdoutGone = false;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    stdoutGone = true;
+    if (err.code === 'EPIPE') return;
+    process.stderr.write(`docqa: cannot write output: ${err.message}\n`);
+    process.exitCode = 1;
+  });
   void runCli(process.argv.slice(2), {
-    stdout: (s) => process.stdout.write(s),
+    stdout: (s) => {
+      if (!stdoutGone) process.stdout.write(s);
+    },
     stderr: (s) => process.stderr.write(s),
     env: process.env,
     interactive: process.stderr.isTTY === true,
   }).then((code) => {
-    process.exitCode = code;
+    process.exitCode = process.exitCode || code;
   });
 }
 

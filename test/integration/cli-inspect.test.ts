@@ -1,10 +1,23 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import type { IngestOutcome } from '../../src/index/ingest-file';
 import { fixture } from '../helpers';
-import { makeCli } from './cli';
+import { CLI, makeCli } from './cli';
 
 describe('docqa inspect', () => {
+  it('ends quietly when its reader closes the pipe early (`docqa inspect FILE | head`)', async () => {
+    const { home, store } = makeCli();
+    const child = spawn(process.execPath, [CLI, 'inspect', fixture('markdown', 'zh-history.md')], { env: { PATH: process.env.PATH ?? '', HOME: home, DOCQA_HOME: store }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The reader is gone before the first line: every write the command makes meets a closed pipe.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
+  });
+
   it('prints the document, its section tree and blocks with locations as JSON (Markdown)', () => {
     const cli = makeCli();
     const r = cli.run(['inspect', fixture('markdown', 'cell-notes.md'), '--json']);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import o200kRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
@@ -33,6 +34,19 @@ process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify
 const fromTokenizerPackage = (modules: string[]) => modules.filter((m) => m.includes(`${path.sep}gpt-tokenizer${path.sep}`));
 
 describe('CLI start-up', () => {
+  it('installs as the docqa command: package.json bin names the built CLI', () => {
+    // npm skips a bin whose file is missing without a word; `bin` once named dist/cli.mjs, which the
+    // build never wrote, so `npm install -g` and `npm link` gave no command at all.
+    const root = path.join(DIST, '..');
+    const prefix = tempDir('docqa-global-');
+    const npm = spawnSync('npm', ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', root], { encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'error', npm_config_cache: path.join(prefix, 'npm-cache') } });
+    assert.equal(npm.status, 0, npm.stderr);
+    const version = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
+    const r = spawnSync(path.join(prefix, 'bin', 'docqa'), ['--version'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    assert.equal(r.status, 0, `${r.error?.message ?? ''} ${r.stderr}`);
+    assert.equal(r.stdout.trim(), version);
+  });
+
   it('loads neither pdf.js nor the tokenizer’s ranks for a command that needs neither', () => {
     for (const args of [['--version'], ['sources', 'list']]) {
       const { modules, reads } = loadedBy(args);

@@ -11,8 +11,17 @@ export const fixture = (...p: string[]) => path.join(FIXTURES, ...p);
 /** Exact unit boundaries: no merging of tiny neighbours. */
 export const UNMERGED: IngestOptions = { ...DEFAULT_INGEST_OPTIONS, chunking: { target_tokens: 256, max_tokens: 512, min_tokens: 0 } };
 
+const made: string[] = [];
+// Each test file runs in a process of its own: its folders go when it exits (they piled up to gigabytes).
+process.on('exit', () => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh folder under the system's temporary directory, removed when the test process exits. */
 export function tempDir(prefix = 'docqa-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
 }
 
 export async function ingestOk(file: string, options: IngestOptions = UNMERGED): Promise<Document> {

@@ -145,6 +145,25 @@ describe('Markdown parser', () => {
     for (const src of sources) assert.deepStrictEqual(blockTokens(src), reference.parse(src, {}));
   });
 
+  it('takes the front-matter title as written, numbers included, and ignores a title that is no scalar', async () => {
+    const dir = tempDir();
+    const titleOf = async (frontMatter: string) => {
+      const file = path.join(dir, 'file-name.md');
+      fs.writeFileSync(file, `---\n${frontMatter}\n---\n\nBody text.\n`);
+      const d = await ingestOk(file);
+      const line = frontMatter.split('\n').length + 4;
+      assert.deepEqual(blockView(d), [[d.title, `L${line}-${line}`, 'Body text.']], frontMatter);
+      return d.title;
+    };
+    assert.equal(await titleOf('title: 1984'), '1984');
+    assert.equal(await titleOf('title: 1.50'), '1.50', 'the digits written, not the number YAML reads');
+    assert.equal(await titleOf('title: "  Spaced  "'), 'Spaced');
+    assert.equal(await titleOf('tags: [a]\ntitle: 光合作用'), '光合作用');
+    assert.equal(await titleOf('title:\n  - a list'), 'file-name');
+    assert.equal(await titleOf('title: null'), 'file-name');
+    assert.equal(await titleOf('title: [unclosed'), 'file-name', 'malformed YAML: still front matter, no title');
+  });
+
   it('reads CRLF and CR line endings exactly as LF: same sections, blocks, texts and line ranges (also plain text)', async () => {
     const dir = tempDir();
     try {

@@ -1,5 +1,5 @@
 import MarkdownIt, { type MarkdownIt as MarkdownItParser, type Token } from 'markdown-it';
-import { parse as parseYaml } from 'yaml';
+import { isScalar, parseDocument } from 'yaml';
 import { IngestError } from '../errors';
 import type { SectionDraft, Unit, UnitKind } from '../parsed-document';
 import { PREAMBLE_TITLE } from '../parsed-document';
@@ -83,14 +83,13 @@ function readFrontMatter(lines: readonly string[]): FrontMatter {
       let title: string | null = null;
       // Only a block that names a title is worth a YAML parse.
       if (!lines.slice(1, i).some((x) => /^title\s*:/.test(x))) return { lines: i + 1, title: null };
-      try {
-        const data: unknown = parseYaml(lines.slice(1, i).join('\n'));
-        if (data && typeof data === 'object' && 'title' in data) {
-          const t = (data as { title: unknown }).title;
-          if (typeof t === 'string' && t.trim()) title = t.trim();
-        }
-      } catch {
-        // A malformed front matter block is still front matter; only its title is lost.
+      // A malformed front matter block is still front matter; only its title is lost.
+      const doc = parseDocument(lines.slice(1, i).join('\n'));
+      const node = doc.errors.length === 0 ? doc.get('title', true) : undefined;
+      if (isScalar(node) && node.value !== null) {
+        // `title: 1984` is a number to YAML and a title to its writer: keep what was written.
+        const t = typeof node.value === 'string' ? node.value : (node.source ?? String(node.value));
+        if (t.trim()) title = t.trim();
       }
       return { lines: i + 1, title };
     }

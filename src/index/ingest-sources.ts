@@ -91,15 +91,21 @@ function statOf(file: string): { size: number; mtimeMs: number } | null {
 export async function ingestSources<P extends PreviousFile = PreviousFile>(dir: DataDir, options: IngestOptions, run: IngestRunOptions<P> = {}): Promise<IngestRun & { reused: Array<ReusedFile<P>> }> {
   const { signal, onProgress } = run;
   const sources = await loadSources(dir);
+  // By real path: a file reachable from two sources (a folder and a file inside it) or by two paths (a
+  // symlink to it, a linked folder) is one document, found under its own path when any walk reached it
+  // there, else where the first source did. A problem reached twice is reported once.
   const files = new Map<string, SourceFile>();
-  const failed: FailedDocument[] = [];
+  const problems = new Map<string, FailedDocument>();
   for (const [i, source] of sources.entries()) {
     onProgress?.({ stage: 'walk', done: i, total: sources.length });
     const walked = await walkSource(source, signal);
-    failed.push(...walked.problems);
-    // A file reachable from two sources (a folder and a file inside it) is one document; the first source wins.
-    for (const f of walked.files) if (!files.has(f.path)) files.set(f.path, f);
+    for (const p of walked.problems) if (!problems.has(`${p.failure.code}\0${p.real}`)) problems.set(`${p.failure.code}\0${p.real}`, p.failure);
+    for (const f of walked.files) {
+      const seen = files.get(f.realPath);
+      if (!seen || (seen.path !== f.realPath && f.path === f.realPath)) files.set(f.realPath, f);
+    }
   }
+  const failed = [...problems.values()];
   const ordered = [...files.values()].sort(byPath);
 
   // Unchanged size and time (and not racy): the previous document stands, nothing is read.

@@ -12,13 +12,21 @@ export interface SourceFile {
   path: string;
   /** Path relative to the source root, '/'-separated. */
   relPath: string;
+  /** The file itself, every symlink on the way resolved: one file reached by two paths is one document. */
+  realPath: string;
   source: Source;
+}
+
+/** An entry that could not be walked, with its location once symlinks are resolved (reached twice, said once). */
+export interface WalkProblem {
+  failure: FailedDocument;
+  real: string;
 }
 
 export interface WalkResult {
   files: SourceFile[];
   /** Entries that could not be walked (unreadable folders, symlink loops): reported, never fatal. */
-  problems: FailedDocument[];
+  problems: WalkProblem[];
 }
 
 /** Folders skipped even when hidden entries are included: dependency trees are never notes. */
@@ -54,9 +62,13 @@ function ignoredBy(layers: readonly IgnoreLayer[], rel: string, isDir: boolean):
  * exclude globs, and following symlinks while refusing to walk a folder twice (loops).
  */
 export async function walkSource(source: Source, signal?: AbortSignal): Promise<WalkResult> {
-  if (source.kind === 'file') return { files: [{ path: source.path, relPath: path.basename(source.path), source }], problems: [] };
+  if (source.kind === 'file') {
+    const realPath = await fs.realpath(source.path).catch(() => source.path);
+    return { files: [{ path: source.path, relPath: path.basename(source.path), realPath, source }], problems: [] };
+  }
   const files: SourceFile[] = [];
-  const problems: FailedDocument[] = [];
+  const problems: WalkProblem[] = [];
+  const problem = (real: string, failure: FailedDocument) => problems.push({ failure, real });
   const defaultInclude = `**/*{${SUPPORTED_EXTENSIONS.join(',')}}`;
   const include = picomatch(source.include.length ? source.include : [defaultInclude], { dot: true, nocase: true });
   const exclude = source.exclude.length ? picomatch(source.exclude, { dot: true }) : () => false;
@@ -70,11 +82,11 @@ export async function walkSource(source: Source, signal?: AbortSignal): Promise<
     try {
       real = await fs.realpath(dir);
     } catch (err) {
-      problems.push({ path: dir, stage: 'read', code: 'unreadable', message: `cannot resolve folder: ${errorMessage(err)}` });
+      problem(dir, { path: dir, stage: 'read', code: 'unreadable', message: `cannot resolve folder: ${errorMessage(err)}` });
       return;
     }
     if (visited.has(real)) {
-      problems.push({ path: dir, stage: 'read', code: 'symlink_loop', message: `folder is reached again through a symlink (${real}); skipped` });
+      problem(real, { path: dir, stage: 'read', code: 'symlink_loop', message: `folder is reached again through a symlink (${real}); skipped` });
       return;
     }
     visited.add(real);
@@ -82,7 +94,7 @@ export async function walkSource(source: Source, signal?: AbortSignal): Promise<
     try {
       entries = await fs.readdir(dir, { withFileTypes: true });
     } catch (err) {
-      problems.push({ path: dir, stage: 'read', code: 'unreadable', message: `cannot list folder: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}` });
+      problem(real, { path: dir, stage: 'read', code: 'unreadable', message: `cannot list folder: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}` });
       return;
     }
     const gi = await loadGitignore(dir);
@@ -92,6 +104,7 @@ export async function walkSource(source: Source, signal?: AbortSignal): Promise<
       if (!source.include_hidden && e.name.startsWith('.')) continue;
       if (ALWAYS_SKIPPED.has(e.name)) continue;
       const abs = path.join(dir, e.name);
+      let realPath = path.join(real, e.name);
       let isDir = e.isDirectory();
       let isFile = e.isFile();
       if (e.isSymbolicLink()) {
@@ -99,9 +112,10 @@ export async function walkSource(source: Source, signal?: AbortSignal): Promise<
           const st = await fs.stat(abs);
           isDir = st.isDirectory();
           isFile = st.isFile();
+          if (isFile) realPath = await fs.realpath(abs);
         } catch (err) {
           const code = (err as NodeJS.ErrnoException).code;
-          problems.push({
+          problem(realPath, {
             path: abs,
             stage: 'read',
             code: code === 'ELOOP' ? 'symlink_loop' : 'unreadable',
@@ -116,7 +130,7 @@ export async function walkSource(source: Source, signal?: AbortSignal): Promise<
         if (exclude(rel) || exclude(`${rel}/`)) continue;
         await walk(abs, rel, here);
       } else if (isFile && include(rel) && !exclude(rel)) {
-        files.push({ path: abs, relPath: rel, source });
+        files.push({ path: abs, relPath: rel, realPath, source });
       }
     }
   }

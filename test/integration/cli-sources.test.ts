@@ -93,6 +93,30 @@ describe('docqa sources', () => {
     assert.ok(scan.failed_documents.every((f) => f.message.length > 5));
   });
 
+  it('a file reached by two paths (a symlink, a linked folder, overlapping sources) is one document, and a problem is said once', () => {
+    const cli = makeCli();
+    const root = tempDir();
+    fs.mkdirSync(path.join(root, 'notes', 'week1'), { recursive: true });
+    fs.copyFileSync(fixture('markdown', 'cell-notes.md'), path.join(root, 'notes', 'week1', 'cells.md'));
+    fs.copyFileSync(fixture('markdown', 'zh-history.md'), path.join(root, 'notes', 'history.md'));
+    fs.symlinkSync(path.join('week1', 'cells.md'), path.join(root, 'notes', 'current.md'));
+    fs.symlinkSync('..', path.join(root, 'notes', 'week1', 'up'));
+    fs.symlinkSync(path.join(root, 'nowhere.md'), path.join(root, 'notes', 'dangling.md'));
+    cli.json(['sources', 'add', path.join(root, 'notes'), '--json']);
+    cli.json(['sources', 'add', path.join(root, 'notes', 'week1'), '--json']);
+    const scan = cli.json<Scan>(['sources', 'scan', '--json']);
+    const real = fs.realpathSync(root);
+    assert.deepEqual(scan.documents.map((d) => path.relative(real, d.path)), ['notes/history.md', 'notes/week1/cells.md']);
+    assert.deepEqual(
+      scan.failed_documents.map((f) => [path.relative(real, f.path), f.code]),
+      [
+        ['notes/dangling.md', 'unreadable'],
+        ['notes/week1/up', 'symlink_loop'],
+        ['notes/week1/up/week1', 'symlink_loop'],
+      ],
+    );
+  });
+
   it('exit status: 2 for usage errors, 1 for a missing path, with one clear line on stderr', () => {
     const cli = makeCli();
     const unknown = cli.run(['frobnicate']);

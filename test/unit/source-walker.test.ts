@@ -60,8 +60,10 @@ describe('walkSource', () => {
     fs.symlinkSync(path.join(root, 'a', 'note.md'), path.join(root, 'linked.md'));
     const { files, problems } = await walkSource(folder(root));
     assert.deepEqual(files.map((f) => f.relPath), ['a/note.md', 'linked.md']);
+    const real = fs.realpathSync(path.join(root, 'a', 'note.md'));
+    assert.deepEqual(files.map((f) => f.realPath), [real, real], 'a link and its target are one file');
     assert.deepEqual(
-      problems.map((p) => [path.relative(root, p.path), p.code]),
+      problems.map((p) => [path.relative(root, p.failure.path), p.failure.code]),
       [
         ['a/loop', 'symlink_loop'],
         ['dangling.md', 'unreadable'],

@@ -42,7 +42,10 @@ export function buildDocument(parsed: ParsedDocument, id: DocumentIdentity, chun
   if (drafts.length === 1 && drafts[0]!.title === PREAMBLE_TITLE) drafts[0]!.title = title;
   const draftBlocks = buildBlocks(parsed.units, chunking);
   if (draftBlocks.length === 0) {
-    throw new IngestError('block', parsed.format === 'pdf' ? 'no_text' : 'empty', 'document has no text content to index');
+    const headings = parsed.sections.filter((s) => s.title !== PREAMBLE_TITLE).length;
+    // A page of headings alone (an outline, a skeleton) is not empty to its writer: say what is missing.
+    const why = headings ? `document has ${headings} heading(s) but no text under them to index` : 'document has no text content to index';
+    throw new IngestError('block', parsed.format === 'pdf' ? 'no_text' : 'empty', why);
   }
   const paths = assignPaths(drafts);
   const ids = blockIds(draftBlocks.map((b) => b.text));

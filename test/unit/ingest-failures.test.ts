@@ -40,6 +40,13 @@ describe('ingestion failures: each bad input says what was wrong', () => {
     assert.match(f?.message ?? '', /546144 bytes.*1000-byte limit/);
   });
 
+  it('a page of headings only says so, instead of calling itself empty', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'outline.md'), '# Chapter 1\n\n## Cells\n\n## Tissues\n');
+    const f = await failureOf(path.join(dir, 'outline.md'));
+    assert.deepEqual([f?.stage, f?.code, f?.message], ['block', 'empty', 'document has 3 heading(s) but no text under them to index']);
+  });
+
   it('a missing file and a directory are reported, not thrown', async () => {
     const dir = tempDir();
     assert.deepEqual(

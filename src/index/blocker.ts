@@ -88,16 +88,57 @@ function lineFinder(text: string, firstLine: number): (offset: number) => number
   };
 }
 
-function pieceFrom(unit: Unit, start: number, end: number, lineAt: (offset: number) => number): Piece | null {
+const BLANK_LINE = /^[ \t]*$/;
+
+/** Length of the indentation every non-blank line of a code unit shares (an indented code block's four spaces). */
+function sharedIndent(text: string): number {
+  if (!/^[ \t]/.test(text)) return 0; // a fenced block at the margin, the usual case
+  let indent: string | null = null;
+  for (const line of text.split('\n')) {
+    if (BLANK_LINE.test(line)) continue;
+    const own = /^[ \t]*/.exec(line)![0];
+    if (indent === null) indent = own;
+    else {
+      let k = 0;
+      while (k < indent.length && k < own.length && indent[k] === own[k]) k++;
+      indent = indent.slice(0, k);
+    }
+  }
+  return indent?.length ?? 0;
+}
+
+/**
+ * Code as its reader sees it: blank lines around it dropped and the unit's shared indentation (`cut`)
+ * removed, every other space kept, the first line's too. Trimming code as prose is trimmed took the first
+ * line's indentation alone (`def f():` then `        return`), and a piece of a split function began
+ * out of its block.
+ */
+function codeText(raw: string, cut: number): string {
+  if (cut === 0 && !/^\s/.test(raw)) return raw.trimEnd();
+  const lines = raw.split('\n');
+  let a = 0;
+  let b = lines.length;
+  while (a < b && BLANK_LINE.test(lines[a]!)) a++;
+  while (b > a && BLANK_LINE.test(lines[b - 1]!)) b--;
+  return lines
+    .slice(a, b)
+    // A piece cut inside a long line starts mid-line: only white space is ever removed.
+    .map((l) => l.slice(Math.min(cut, /^[ \t]*/.exec(l)![0].length)))
+    .join('\n')
+    .trimEnd();
+}
+
+function pieceFrom(unit: Unit, start: number, end: number, lineAt: (offset: number) => number, cut: number): Piece | null {
   const raw = unit.text.slice(start, end);
   const lead = raw.length - raw.trimStart().length;
-  const text = raw.trim();
-  if (text.length === 0) return null;
+  const trimmed = raw.trim();
+  if (trimmed.length === 0) return null;
+  const text = unit.kind === 'code' ? codeText(raw, cut) : trimmed;
   const count = countWithTail(text);
   let location: BlockLocation = unit.location;
   if (unit.location.kind === 'lines') {
     const s = start + lead;
-    const e = s + text.length - 1;
+    const e = s + trimmed.length - 1;
     location = {
       kind: 'lines',
       line_start: lineAt(s),
@@ -109,8 +150,9 @@ function pieceFrom(unit: Unit, start: number, end: number, lineAt: (offset: numb
 
 /** A unit over max_tokens becomes pieces of about target_tokens, cut at sentences or lines. */
 function splitUnit(unit: Unit, p: ChunkingParams): Piece[] {
-  // Trimmed, so that joins can be counted from the parts (see countJoined).
-  const text = unit.text.trim();
+  // Trimmed, so that joins can be counted from the parts (see countJoined); code keeps its indentation.
+  const cut = unit.kind === 'code' ? sharedIndent(unit.text) : 0;
+  const text = unit.kind === 'code' ? codeText(unit.text, cut) : unit.text.trim();
   const count = countWithTail(text);
   if (count.tokens <= p.max_tokens) {
     return text ? [{ section: unit.section, text, tokens: count.tokens, count, location: unit.location }] : [];
@@ -129,11 +171,11 @@ function splitUnit(unit: Unit, p: ChunkingParams): Piece[] {
   let curTokens = 0;
   const flush = () => {
     if (curStart < 0) return;
-    const piece = pieceFrom(unit, curStart, curEnd, lineAt);
+    const piece = pieceFrom(unit, curStart, curEnd, lineAt, cut);
     if (piece) {
       if (piece.tokens <= p.max_tokens) pieces.push(piece);
       else for (const [hs, he] of hardSplit(unit.text.slice(curStart, curEnd), p.max_tokens)) {
-        const sub = pieceFrom(unit, curStart + hs, curStart + he, lineAt);
+        const sub = pieceFrom(unit, curStart + hs, curStart + he, lineAt, cut);
         if (sub) pieces.push(sub);
       }
     }
@@ -190,7 +232,8 @@ export function buildBlocks(units: readonly Unit[], params: ChunkingParams): Dra
         sameSpan(open.location, piece.location) &&
         (open.count.tokens < params.min_tokens || piece.tokens < params.min_tokens)
       ) {
-        const joined = countJoined(open.count, JOIN, piece.count);
+        // countJoined needs a text that starts with no white space; indented code is counted whole.
+        const joined = /^\s/.test(piece.text) ? countWithTail([...open.pieces, piece].map((x) => x.text).join(JOIN)) : countJoined(open.count, JOIN, piece.count);
         if (joined.tokens <= params.target_tokens) {
           open.pieces.push(piece);
           open.count = joined;

@@ -53,6 +53,28 @@ describe('buildBlocks', () => {
     assert.equal(expectedStart, 162);
   });
 
+  it('keeps code indented as its reader sees it: shared indentation removed, the first line of a piece keeps its own', () => {
+    // An indented code block: four spaces shared by every line, the body indented further.
+    const indented = ['    def area(r):', '        return 3.14159 * r * r', '', '    print(area(2))'].join('\n');
+    assert.deepEqual(
+      buildBlocks([linesUnit(indented, 5, 0, 'code')], params).map((b) => [b.text, b.location]),
+      [['def area(r):\n    return 3.14159 * r * r\n\nprint(area(2))', { kind: 'lines', line_start: 5, line_end: 8 }]],
+    );
+    // A long function split at lines: a piece that starts inside the body starts indented.
+    const fn = ['```python', 'def run():', ...Array.from({ length: 40 }, (_, i) => `    step_${i} = measure(sample, ${i})  # reading ${i}`), '```'].join('\n');
+    const pieces = buildBlocks([linesUnit(fn, 1, 0, 'code')], params);
+    assert.ok(pieces.length > 2);
+    for (const b of pieces.slice(1)) {
+      if (b.location.kind !== 'lines') continue;
+      assert.equal(b.text.split('\n')[0], fn.split('\n')[b.location.line_start - 1], 'the source line, indentation included');
+      assert.match(b.text, /^ {4}step_/);
+    }
+    // Tiny neighbours merged with code that starts indented still carry the exact count of their join.
+    const merged = buildBlocks([linesUnit('Setup.', 1), linesUnit('        x = 1\n    y = 2', 3, 0, 'code'), linesUnit('Done.', 6)], params);
+    assert.deepEqual(merged.map((b) => b.text), ['Setup.\n\n    x = 1\ny = 2\n\nDone.']);
+    for (const b of [...pieces, ...merged]) assert.equal(b.tokens, countTokens(b.text));
+  });
+
   it('cuts a single run with no boundaries (no spaces, no sentence marks) by tokens, never splitting a surrogate pair', () => {
     const text = '𠀀'.repeat(300) + 'x'.repeat(500);
     const blocks = buildBlocks([linesUnit(text, 1)], params);

@@ -164,6 +164,16 @@ describe('Markdown parser', () => {
     assert.equal(await titleOf('title: [unclosed'), 'file-name', 'malformed YAML: still front matter, no title');
   });
 
+  it('gives an indented code block its code as rendered: the four spaces every line shares removed, deeper ones kept', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'indented.md');
+    fs.writeFileSync(file, '# Area\n\nThe function:\n\n    def area(r):\n        return 3.14159 * r * r\n');
+    assert.deepEqual(blockView(await ingestOk(file)), [
+      ['Area', 'L3-3', 'The function:'],
+      ['Area', 'L5-6', 'def area(r):\n    return 3.14159 * r * r'],
+    ]);
+  });
+
   it('reads CRLF and CR line endings exactly as LF: same sections, blocks, texts and line ranges (also plain text)', async () => {
     const dir = tempDir();
     try {

@@ -46,6 +46,46 @@ describe('plain-text parser', () => {
     });
   }
 
+  it('reads Chinese text that marks paragraphs by indenting them, one per line, without blank lines', async () => {
+    // The common shape of Chinese .txt notes and e-books: two ideographic spaces (U+3000) open every
+    // paragraph, and a chapter line stands on its own line right above the text.
+    const d = await ingestOk(fixture('text', 'biology-indented-gbk.txt'));
+    assert.equal(d.encoding, 'gb18030');
+    assert.deepEqual(outline(d), [
+      ['第一章 细胞的结构', 1],
+      ['第二章 光合作用', 1],
+    ]);
+    assert.deepEqual(blockView(d), [
+      ['第一章 细胞的结构', 'L2-2', '细胞是生物体结构和功能的基本单位。除病毒以外，所有生物都由细胞构成。'],
+      ['第一章 细胞的结构', 'L3-3', '细胞膜控制物质进出细胞，细胞核是遗传信息库。'],
+      ['第二章 光合作用', 'L5-5', '光合作用在叶绿体中进行，把光能转化为化学能。'],
+      ['第二章 光合作用', 'L6-6', '影响光合作用的因素有光照强度、二氧化碳浓度和温度。'],
+    ]);
+    // ASCII indentation before Chinese is the same mark; before English it is not (quotes, wrapped lists).
+    const dir = tempDir();
+    const file = path.join(dir, 'mixed.txt');
+    fs.writeFileSync(file, '  第一段。\n  第二段。\nWrapped English line\n    continues indented here.\n');
+    assert.deepEqual(blockView(await ingestOk(file)), [
+      ['mixed', 'L1-1', '第一段。'],
+      ['mixed', 'L2-4', '第二段。\nWrapped English line\n    continues indented here.'],
+    ]);
+    // A Chinese chapter line needs no blank line around it; an English "Chapter 3" line does, as it may
+    // begin a wrapped sentence; an underlined chapter is one heading.
+    fs.writeFileSync(file, '第一章 绪论\n学习笔记。\n第二章 方法\n先阅读。\n\nThe notes end here.\nChapter 3 of the book covers\nthe basics.\n\n第三章 总结\n=========\n\n复习。\n');
+    const chapters = await ingestOk(file);
+    assert.deepEqual(outline(chapters), [
+      ['第一章 绪论', 1],
+      ['第二章 方法', 1],
+      ['第三章 总结', 1],
+    ]);
+    assert.deepEqual(blockView(chapters), [
+      ['第一章 绪论', 'L2-2', '学习笔记。'],
+      ['第二章 方法', 'L4-4', '先阅读。'],
+      ['第二章 方法', 'L6-8', 'The notes end here.\nChapter 3 of the book covers\nthe basics.'],
+      ['第三章 总结', 'L13-13', '复习。'],
+    ]);
+  });
+
   it('a file without any heading is one root section named after the file', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'lecture-3.txt');

@@ -12,6 +12,29 @@ const ZH_HEADING = /^\s*第[一二三四五六七八九十百千零〇两\d]+([�
 /** "Chapter 3", "Part IV" standing alone on a line. */
 const EN_HEADING = /^\s*(chapter|part)\s+(\d+|[ivxlc]+)\b/i;
 const SENTENCE_END = /[.!?。！？;；,，]$/u;
+/**
+ * A line that opens a paragraph with no blank line before it: Chinese text marks paragraphs by indenting
+ * their first line (two ideographic spaces, U+3000, or ASCII spaces or a tab before Chinese), one
+ * paragraph per line. English indentation is left alone: it is as often a quote or a wrapped list.
+ */
+const PARAGRAPH_INDENT = /^(?:\u3000|[ \t]+(?=[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]))/u;
+/** The end of a sentence, closing quotes and brackets included: what a line before a heading ends with. */
+const CLOSED = /[.!?。！？…」』”"）)]\s*$/u;
+
+/**
+ * A Chinese chapter line (`第三章 细胞`): a heading with or without blank lines around it, as Chinese
+ * text sets them. (`Chapter 3 of the book` may well begin a wrapped English line: that one needs them.)
+ */
+function chapterLine(line: string): boolean {
+  const t = line.trim();
+  return t.length <= 60 && !SENTENCE_END.test(t) && ZH_HEADING.test(t);
+}
+
+/** Whether line `j` of a run of lines opens a paragraph or a chapter although no blank line comes before it. */
+function opensParagraph(lines: readonly string[], j: number): boolean {
+  const line = lines[j]!;
+  return PARAGRAPH_INDENT.test(line) || (chapterLine(line) && CLOSED.test(lines[j - 1]!));
+}
 
 /** A heading only where the text leaves no doubt; anything else stays a paragraph. */
 function headingLevel(para: readonly string[]): number | null {
@@ -48,7 +71,9 @@ export const plainTextParser: DocumentParser = {
         continue;
       }
       const start = i;
-      while (i < lines.length && !BLANK.test(lines[i]!)) i++;
+      i++;
+      const chapter = chapterLine(lines[start]!) && !UNDERLINE.test(lines[start + 1] ?? '');
+      if (!chapter) while (i < lines.length && !BLANK.test(lines[i]!) && !opensParagraph(lines, i)) i++;
       const para = lines.slice(start, i);
       const level = headingLevel(para);
       if (level !== null) {

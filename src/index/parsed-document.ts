@@ -13,7 +13,8 @@ export type UnitKind = 'prose' | 'code' | 'list' | 'table' | 'quote';
 /**
  * One paragraph-level piece of content (paragraph, list, code block, table, block quote) inside one
  * section. For line locations, `text` holds exactly the source lines line_start..line_end joined by
- * '\n', so a split of the text maps back to exact lines.
+ * '\n' (less the payloads of inline data URIs, which hold no line breaks; see data-uri.ts), so a split of
+ * the text maps back to exact lines.
  */
 export interface Unit {
   section: number;

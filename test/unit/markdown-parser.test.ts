@@ -174,6 +174,23 @@ describe('Markdown parser', () => {
     ]);
   });
 
+  it('elides the payload of images pasted inline as data URIs, keeping the text and lines around them', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'pasted.md');
+    const payload = Buffer.from(Array.from({ length: 30_000 }, (_, i) => (i * 7919) % 251)).toString('base64');
+    fs.writeFileSync(
+      file,
+      `# Cells\n\nThe diagram:\n![cell diagram](data:image/png;base64,${payload})\nshows the nucleus.\n\n<p>Figure 1: <img alt="x" src="data:image/jpeg;base64,${payload}"></p>\n\n\`\`\`\nconst short = "data:text/plain;base64,${payload.slice(0, 300)}";\n\`\`\`\n`,
+    );
+    const d = await ingestOk(file);
+    assert.deepEqual(blockView(d), [
+      ['Cells', 'L3-5', 'The diagram:\n![cell diagram](data:image/png;base64,…)\nshows the nucleus.'],
+      ['Cells', 'L7-7', '<p>Figure 1: <img alt="x" src="data:image/jpeg;base64,…"></p>'],
+      ['Cells', 'L9-11', `\`\`\`\nconst short = "data:text/plain;base64,${payload.slice(0, 300)}";\n\`\`\``],
+    ]);
+    assert.ok(d.blocks.slice(0, 2).every((b) => b.token_count < 50), 'an image is not 20,000 tokens of noise');
+  });
+
   it('reads CRLF and CR line endings exactly as LF: same sections, blocks, texts and line ranges (also plain text)', async () => {
     const dir = tempDir();
     try {

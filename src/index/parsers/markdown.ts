@@ -5,6 +5,7 @@ import type { SectionDraft, Unit, UnitKind } from '../parsed-document';
 import { PREAMBLE_TITLE } from '../parsed-document';
 import { decodeText } from '../text-decode';
 import type { DocumentParser } from './parser';
+import { elideDataUris } from './data-uri';
 import { SourceLines, unitFromLines } from './lines';
 
 // CommonMark + GFM tables; HTML recognised as HTML so it is not mistaken for prose. Blocks keep their
@@ -148,6 +149,7 @@ export const markdownParser: DocumentParser = {
     let firstHeading: { level: number; title: string } | null = null;
     const add = (unit: Unit | null) => {
       if (!unit) return;
+      if (unit.kind !== 'code') unit.text = elideDataUris(unit.text);
       if (current < 0) {
         sections.push({ title: PREAMBLE_TITLE, parent: null, location: null });
         current = sections.length - 1;

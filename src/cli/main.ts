@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import fs from 'node:fs';
 import path from 'node:path';
 import { loadRegistry } from '../index/doc-registry';
 import { withStoreLock } from '../index/data-dir';
@@ -300,6 +301,10 @@ function buildProgram(io: CliIo): Command {
     .option('--no-blocks', 'leave the block list out of the text output')
     .action(async (p: string, o: { json?: boolean; blocks: boolean }) => {
       const abs = path.resolve(p);
+      // A file's own failures are what inspect shows; a path that is no file is the caller's mistake.
+      const st = await fs.promises.stat(abs).catch(() => null);
+      if (!st) throw new DocQaError('source_not_found', `no such file: ${abs}`);
+      if (st.isDirectory()) throw new DocQaError('not_a_file', `${abs} is a folder: inspect shows one file (add a folder with \`docqa sources add\`)`);
       const dir = store();
       const [registry, srcs] = await Promise.all([loadRegistry(dir), loadSources(dir)]);
       const registered = registry.find((e) => e.path === abs);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { IngestOutcome } from '../../src/index/ingest-file';
 import { fixture } from '../helpers';
@@ -61,5 +62,14 @@ describe('docqa inspect', () => {
     assert.match(r.stdout, /FAILED at parse: encrypted — PDF is password-protected/);
     const j = JSON.parse(cli.run(['inspect', fixture('bad', 'latin1.txt'), '--json']).stdout) as IngestOutcome;
     assert.deepEqual(j.ok ? null : [j.failure.stage, j.failure.code], ['decode', 'encoding']);
+  });
+
+  it('a path that is no file is an error with status 1, not a failed document', () => {
+    const cli = makeCli();
+    const missing = cli.run(['inspect', path.join(fixture('markdown'), 'no-such-note.md')]);
+    assert.deepEqual([missing.code, missing.stdout, missing.stderr], [1, '', `docqa: no such file: ${path.join(fixture('markdown'), 'no-such-note.md')}\n`]);
+    const folder = cli.run(['inspect', fixture('markdown'), '--json']);
+    assert.deepEqual([folder.code, folder.stdout], [1, '']);
+    assert.match(folder.stderr, /is a folder: inspect shows one file \(add a folder with `docqa sources add`\)/);
   });
 });

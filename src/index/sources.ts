@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { type DataDir, withStoreLock } from './data-dir';
 import { DocQaError } from './errors';
 import { readVersioned, writeVersioned } from './json-file';
+import { SUPPORTED_EXTENSIONS, parserFor } from './parsers/registry';
 
 export const SOURCES_FORMAT_VERSION = 1;
 
@@ -50,7 +51,8 @@ function sourceId(absPath: string): string {
 
 /**
  * Adds files or folders as sources. A path already added is reported as existing and left unchanged,
- * so adding the same folder twice changes nothing. A path that does not exist is an error naming it.
+ * so adding the same folder twice changes nothing. A path that does not exist, or a file in a format no
+ * parser reads, is an error naming it; nothing is added then.
  */
 export async function addSources(dir: DataDir, paths: readonly string[], opts: AddSourceOptions = {}): Promise<AddOutcome[]> {
   const resolved: Array<{ abs: string; kind: Source['kind'] }> = [];
@@ -64,6 +66,10 @@ export async function addSources(dir: DataDir, paths: readonly string[], opts: A
       throw new DocQaError('source_not_found', code === 'ENOENT' ? `no such file or folder: ${abs}` : `cannot access ${abs}: ${code}`);
     }
     if (!st.isFile() && !st.isDirectory()) throw new DocQaError('source_not_found', `not a file or folder: ${abs}`);
+    // A file no parser reads would only ever be a failed document: say so now, not at the next scan.
+    if (st.isFile() && !parserFor(abs)) {
+      throw new DocQaError('unsupported_format', `unsupported file type: ${abs} (supported: ${SUPPORTED_EXTENSIONS.join(' ')})`);
+    }
     resolved.push({ abs, kind: st.isDirectory() ? 'folder' : 'file' });
   }
   return withStoreLock(dir, async () => {

@@ -125,6 +125,11 @@ describe('docqa sources', () => {
     const missing = cli.run(['sources', 'add', '/definitely/not/here']);
     assert.equal(missing.code, 1);
     assert.equal(missing.stderr, 'docqa: no such file or folder: /definitely/not/here\n');
+    const image = fixture('bad', 'image.png');
+    const unsupported = cli.run(['sources', 'add', fixture('text'), image]);
+    assert.equal(unsupported.code, 1);
+    assert.match(unsupported.stderr, /^docqa: unsupported file type: .*image\.png \(supported: .*\.md .*\.pdf .*\.txt\)\n$/);
+    assert.match(cli.run(['sources', 'list']).stdout, /^no sources;/, 'nothing of that command was added');
     const badEnv = cli.run(['sources', 'scan'], { DOCQA_BLOCK_MAX_TOKENS: 'lots' });
     assert.equal(badEnv.code, 2);
     assert.match(badEnv.stderr, /DOCQA_BLOCK_MAX_TOKENS must be a whole number/);

@@ -191,6 +191,19 @@ describe('Markdown parser', () => {
     assert.ok(d.blocks.slice(0, 2).every((b) => b.token_count < 50), 'an image is not 20,000 tokens of noise');
   });
 
+  it('titles a heading that is only an image by its alt text; text beside an image wins', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'logo.md');
+    fs.writeFileSync(file, '# ![DocQA logo](logo.png)\n\nIntro.\n\n## Setup ![build](badge.svg)\n\nSteps.\n\n## ![](empty-alt.png)\n\nMore.\n');
+    const d = await ingestOk(file);
+    assert.equal(d.title, 'DocQA logo');
+    assert.deepEqual(outline(d), [
+      ['DocQA logo', 1],
+      ['DocQA logo > Setup', 2],
+      ['DocQA logo > (untitled)', 2],
+    ]);
+  });
+
   it('reads CRLF and CR line endings exactly as LF: same sections, blocks, texts and line ranges (also plain text)', async () => {
     const dir = tempDir();
     try {

@@ -101,17 +101,23 @@ function readFrontMatter(lines: readonly string[]): FrontMatter {
 /** Characters that can start inline markup; a heading without any is its own plain text. */
 const INLINE_MARKUP = /[`*_[\]<>&\\!~]/;
 
-/** Plain text of a heading's inline content: text and code spans, markup dropped. */
+/**
+ * Plain text of a heading's inline content: text and code spans, markup dropped. A heading that is only
+ * an image (a logo, a diagram) is titled by its alt text rather than left untitled.
+ */
 function inlineText(token: Token | undefined): string {
   const content = token?.content ?? '';
   if (!INLINE_MARKUP.test(content)) return content.replace(HEADING_ANCHOR, '').trim();
   const children = inline.parseInline(content, {})[0]?.children ?? [];
   let out = '';
+  let alt = '';
   for (const c of children) {
     if (c.type === 'text' || c.type === 'code_inline') out += c.content;
     else if (c.type === 'softbreak' || c.type === 'hardbreak') out += ' ';
+    else if (c.type === 'image') alt += ` ${c.content}`;
   }
-  return out.replace(HEADING_ANCHOR, '').trim();
+  const text = out.replace(HEADING_ANCHOR, '').trim();
+  return text || alt.trim();
 }
 
 const BLOCK_KIND: Record<string, UnitKind> = {

@@ -32,6 +32,31 @@ export interface WalkResult {
 /** Folders skipped even when hidden entries are included: dependency trees are never notes. */
 const ALWAYS_SKIPPED = new Set(['node_modules']);
 
+/**
+ * Names in `dir` that are not valid UTF-8 (a zip of Chinese notes unpacked on Linux keeps its GBK names),
+ * as Node shows them (undecodable bytes as U+FFFD, so the name opens nothing) → the name read as GB18030,
+ * when that reads.
+ */
+async function undecodableNames(dir: string): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  const gbk = new TextDecoder('gb18030', { fatal: true });
+  for (const raw of await fs.readdir(dir, { encoding: 'buffer' }).catch(() => [] as Buffer[])) {
+    try {
+      utf8.decode(raw);
+    } catch {
+      let asGbk: string | null;
+      try {
+        asGbk = gbk.decode(raw);
+      } catch {
+        asGbk = null;
+      }
+      out.set(raw.toString('utf8'), asGbk);
+    }
+  }
+  return out;
+}
+
 interface IgnoreLayer {
   /** The folder holding the .gitignore, relative to the source root ('' for the root). */
   baseRel: string;
@@ -100,11 +125,25 @@ export async function walkSource(source: Source, signal?: AbortSignal): Promise<
     const gi = await loadGitignore(dir);
     const here = gi ? [...layers, { baseRel: relDir, rules: gi }] : layers;
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const undecodable = entries.some((e) => e.name.includes('\uFFFD')) ? await undecodableNames(dir) : null;
     for (const e of entries) {
       if (!source.include_hidden && e.name.startsWith('.')) continue;
       if (ALWAYS_SKIPPED.has(e.name)) continue;
       const abs = path.join(dir, e.name);
       let realPath = path.join(real, e.name);
+      if (undecodable?.has(e.name)) {
+        // Opening the name as Node shows it would report a file that exists as missing.
+        const rel = relDir === '' ? e.name : `${relDir}/${e.name}`;
+        if (e.isFile() && !include(rel)) continue;
+        const asGbk = undecodable.get(e.name);
+        problem(realPath, {
+          path: abs,
+          stage: 'read',
+          code: 'unreadable',
+          message: `the ${e.isDirectory() ? 'folder' : 'file'} name is not valid UTF-8${asGbk ? ` (read as GBK it is “${asGbk}”)` : ''}; rename it to read it`,
+        });
+        continue;
+      }
       let isDir = e.isDirectory();
       let isFile = e.isFile();
       if (e.isSymbolicLink()) {

@@ -71,6 +71,25 @@ describe('walkSource', () => {
     );
   });
 
+  it('reports a file whose name is not UTF-8 (GBK names from an unpacked zip) by what it is, with the name as GBK', async () => {
+    const root = tempDir();
+    tree(root, { 'ok.md': '# ok' });
+    const gbk = Buffer.from([0xb1, 0xca, 0xbc, 0xc7]); // 笔记 in GBK
+    const at = (...parts: Buffer[]) => Buffer.concat([Buffer.from(`${root}/`), ...parts]);
+    fs.writeFileSync(at(gbk, Buffer.from('.md')), '# 笔记');
+    fs.writeFileSync(at(gbk, Buffer.from('.png')), 'not a note');
+    fs.mkdirSync(at(gbk));
+    const { files, problems } = await walkSource(folder(root));
+    assert.deepEqual(files.map((f) => f.relPath), ['ok.md']);
+    assert.deepEqual(
+      problems.map((p) => [p.failure.code, p.failure.message]).sort(),
+      [
+        ['unreadable', 'the file name is not valid UTF-8 (read as GBK it is “笔记.md”); rename it to read it'],
+        ['unreadable', 'the folder name is not valid UTF-8 (read as GBK it is “笔记”); rename it to read it'],
+      ],
+    );
+  });
+
   it('a file source is just that file, whatever its extension', async () => {
     const root = tempDir();
     tree(root, { 'x.png': 'x' });

@@ -164,6 +164,22 @@ describe('Markdown parser', () => {
     assert.equal(await titleOf('title: [unclosed'), 'file-name', 'malformed YAML: still front matter, no title');
   });
 
+  it('skips Hugo TOML front matter (+++) and takes its title', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'post.md');
+    const titleOf = async (toml: string) => {
+      fs.writeFileSync(file, `+++\n${toml}\n+++\n\nBody text.\n`);
+      const d = await ingestOk(file);
+      const line = toml.split('\n').length + 4;
+      assert.deepEqual(blockView(d), [[d.title, `L${line}-${line}`, 'Body text.']], toml);
+      return d.title;
+    };
+    assert.equal(await titleOf('date = 2024-03-01\ntitle = "Cell \\"division\\" notes" # comment\ndraft = false'), 'Cell "division" notes');
+    assert.equal(await titleOf("title = '光合作用 C:\\notes'"), '光合作用 C:\\notes');
+    assert.equal(await titleOf('[params]\ntitle = "not the page title"'), 'post');
+    assert.equal(await titleOf('tags = ["a"]'), 'post');
+  });
+
   it('gives an indented code block its code as rendered: the four spaces every line shares removed, deeper ones kept', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'indented.md');

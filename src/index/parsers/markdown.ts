@@ -76,7 +76,35 @@ interface FrontMatter {
   title: string | null;
 }
 
+/** A top-level `title = "…"` (or `'…'`) line of TOML front matter. */
+const TOML_TITLE = /^title\s*=\s*("(?:[^"\\]|\\.)*"|'[^']*')\s*(?:#.*)?$/;
+
+/**
+ * Hugo's TOML front matter between `+++` lines: skipped like YAML's, its title read from the one line
+ * that sets it before any [table] (a basic string's escapes are JSON's; a literal string has none).
+ */
+function readTomlFrontMatter(lines: readonly string[]): FrontMatter {
+  for (let i = 1; i < lines.length; i++) {
+    if (lines[i]!.trim() !== '+++') continue;
+    let title: string | null = null;
+    for (const line of lines.slice(1, i)) {
+      if (/^\s*\[/.test(line)) break;
+      const m = TOML_TITLE.exec(line.trim());
+      if (!m) continue;
+      const raw = m[1]!;
+      try {
+        title = (raw.startsWith("'") ? raw.slice(1, -1) : (JSON.parse(raw) as string)).trim() || null;
+      } catch {
+        title = null;
+      }
+    }
+    return { lines: i + 1, title };
+  }
+  return { lines: 0, title: null };
+}
+
 function readFrontMatter(lines: readonly string[]): FrontMatter {
+  if (lines[0]?.trim() === '+++') return readTomlFrontMatter(lines);
   if (lines[0]?.trim() !== '---') return { lines: 0, title: null };
   for (let i = 1; i < lines.length; i++) {
     const l = lines[i]!.trim();

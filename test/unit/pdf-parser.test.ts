@@ -87,6 +87,21 @@ describe('PDF parser', () => {
     assert.ok(d.blocks.some((b) => b.text.startsWith('PDF.js is a JavaScript library that renders Portable Document Format (PDF) files')));
   });
 
+  it('drops running headers and footers printed on every page, keeps a heading that repeats', async () => {
+    const d = await ingestOk(fixture('pdf', 'cell-lecture.pdf'));
+    assert.deepEqual(outline(d), [['Lecture 3: The Cell Membrane', 1]]);
+    assert.deepEqual(blockView(d), [
+      ['Lecture 3: The Cell Membrane', 'p1', 'The Cell Membrane'],
+      ['Lecture 3: The Cell Membrane', 'p1', 'Every cell is enclosed by a membrane made of a phospholipid bilayer with proteins embedded in it.'],
+      ['Lecture 3: The Cell Membrane', 'p2', 'Transport across the membrane is either passive, down a gradient, or active, using energy from ATP.'],
+      ['Lecture 3: The Cell Membrane', 'p3', 'Review questions'],
+      ['Lecture 3: The Cell Membrane', 'p3', 'What makes the bilayer a barrier to ions?'],
+      ['Lecture 3: The Cell Membrane', 'p4', 'Review questions'],
+      ['Lecture 3: The Cell Membrane', 'p4', 'Why does active transport need ATP?'],
+    ]);
+    assert.equal(d.sections[0]!.first_sentence, 'The Cell Membrane');
+  });
+
   it('a long PDF keeps page order and page numbers (pdkids.pdf, 55 pages)', async () => {
     const d = await ingestOk(fixture('pdf', 'pdkids.pdf'));
     assert.equal(d.page_count, 55);

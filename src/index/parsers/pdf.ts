@@ -234,6 +234,50 @@ function rejectGarbledText(pages: Line[][]): void {
   }
 }
 
+/** The size that sets the most characters: the body text's. */
+function bodySize(pages: readonly Line[][]): number {
+  const chars = new Map<number, number>();
+  for (const lines of pages) for (const l of lines) chars.set(Math.round(l.size * 2) / 2, (chars.get(Math.round(l.size * 2) / 2) ?? 0) + l.text.length);
+  let best = 0;
+  let most = -1;
+  for (const [size, n] of chars) if (n > most || (n === most && size < best)) [best, most] = [size, n];
+  return best;
+}
+
+/** Lines this close to a page's top or bottom edge (by height on the page) can be running furniture. */
+const EDGE_LINES = 2;
+
+/** Indices of the lines nearest the top and the bottom of a page. */
+function edgeLines(lines: readonly Line[]): number[] {
+  const byHeight = lines.map((_, i) => i).sort((a, b) => lines[b]!.y - lines[a]!.y || a - b);
+  return [...new Set([...byHeight.slice(0, EDGE_LINES), ...byHeight.slice(-EDGE_LINES)])];
+}
+
+/**
+ * Running headers and footers (the course or journal, the chapter, "Page 3 of 40", a download stamp) are
+ * printed on every page; kept, they open every page's first block and match every search for the
+ * course's name. A line near the top or bottom edge whose text, digits aside, recurs there on at least
+ * half of the pages (three at least), set no larger than the body text, is dropped. A heading that
+ * repeats ("Review questions") is larger than the body and stays.
+ */
+function dropRunningLines(pages: Line[][]): void {
+  const withText = pages.filter((p) => p.length > 0).length;
+  if (withText < 3) return;
+  const body = bodySize(pages);
+  const key = (l: Line) => l.text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ');
+  const candidates = pages.map((lines) => edgeLines(lines).filter((i) => lines[i]!.size <= body + 0.5));
+  const pagesWith = new Map<string, number>();
+  candidates.forEach((idx, p) => {
+    for (const k of new Set(idx.map((i) => key(pages[p]![i]!)))) pagesWith.set(k, (pagesWith.get(k) ?? 0) + 1);
+  });
+  const min = Math.max(3, Math.ceil(withText / 2));
+  candidates.forEach((idx, p) => {
+    const lines = pages[p]!;
+    const drop = new Set(idx.filter((i) => pagesWith.get(key(lines[i]!))! >= min));
+    if (drop.size) lines.splice(0, lines.length, ...lines.filter((_, i) => !drop.has(i)));
+  });
+}
+
 function pdfFailure(err: unknown): IngestError {
   const name = (err as { name?: string } | null)?.name ?? '';
   const msg = (err as { message?: string } | null)?.message ?? String(err);
@@ -283,6 +327,7 @@ export const pdfParser: DocumentParser = {
         throw new IngestError('parse', 'no_text', `PDF has ${doc.numPages} page(s) but no extractable text (scanned images need OCR)`);
       }
       rejectGarbledText(pages);
+      dropRunningLines(pages);
       const entries: FlatEntry[] = [];
       const outline = (await doc.getOutline().catch(() => null)) as OutlineNode[] | null;
       if (outline?.length) await flattenOutline(doc, outline, null, entries);

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ingestFile } from '../../src/index/ingest-file';
 import { joinWrapped } from '../../src/index/parsers/pdf';
-import { UNMERGED, blockView, fixture, ingestOk, outline } from '../helpers';
+import fs from 'node:fs';
+import path from 'node:path';
+import { UNMERGED, blockView, fixture, ingestOk, outline, tempDir } from '../helpers';
 
 describe('PDF parser', () => {
   it('maps a nested outline with page-top destinations onto its heading lines, repairs wrapped and hyphenated lines', async () => {
@@ -78,10 +80,14 @@ describe('PDF parser', () => {
     );
   });
 
-  it('a PDF without outline is one root section; every block has a page and stays under the token limit', async () => {
+  it('a PDF without outline takes headings from type size; every block has a page and stays under the token limit', async () => {
     const d = await ingestOk(fixture('pdf', 'pdfjs_wikipedia.pdf'));
-    assert.equal(d.sections.length, 1);
-    assert.equal(d.sections[0]!.path, 'PDF.js - Wikipedia');
+    // The infobox (its title in 13 pt) comes before the article's 25 pt title; the 18 pt "History and
+    // application" is followed by another 18 pt line, so neither is taken for a heading.
+    assert.deepEqual(outline(d), [
+      ['(preamble)', 1],
+      ['PDF.js', 1],
+    ]);
     assert.ok(d.blocks.length >= 5);
     assert.ok(d.blocks.every((b) => b.location.kind === 'page' && b.location.page === 1 && b.token_count <= 512));
     assert.ok(d.blocks.some((b) => b.text.startsWith('PDF.js is a JavaScript library that renders Portable Document Format (PDF) files')));
@@ -89,17 +95,42 @@ describe('PDF parser', () => {
 
   it('drops running headers and footers printed on every page, keeps a heading that repeats', async () => {
     const d = await ingestOk(fixture('pdf', 'cell-lecture.pdf'));
-    assert.deepEqual(outline(d), [['Lecture 3: The Cell Membrane', 1]]);
+    assert.equal(d.title, 'Lecture 3: The Cell Membrane');
+    // No outline: the headings come from type size (18 pt, then 14 pt over 11 pt text).
+    assert.deepEqual(outline(d), [
+      ['The Cell Membrane', 1],
+      ['The Cell Membrane > Review questions', 2],
+      ['The Cell Membrane > Review questions (2)', 2],
+    ]);
     assert.deepEqual(blockView(d), [
-      ['Lecture 3: The Cell Membrane', 'p1', 'The Cell Membrane'],
-      ['Lecture 3: The Cell Membrane', 'p1', 'Every cell is enclosed by a membrane made of a phospholipid bilayer with proteins embedded in it.'],
-      ['Lecture 3: The Cell Membrane', 'p2', 'Transport across the membrane is either passive, down a gradient, or active, using energy from ATP.'],
-      ['Lecture 3: The Cell Membrane', 'p3', 'Review questions'],
-      ['Lecture 3: The Cell Membrane', 'p3', 'What makes the bilayer a barrier to ions?'],
-      ['Lecture 3: The Cell Membrane', 'p4', 'Review questions'],
-      ['Lecture 3: The Cell Membrane', 'p4', 'Why does active transport need ATP?'],
+      ['The Cell Membrane', 'p1', 'The Cell Membrane'],
+      ['The Cell Membrane', 'p1', 'Every cell is enclosed by a membrane made of a phospholipid bilayer with proteins embedded in it.'],
+      ['The Cell Membrane', 'p2', 'Transport across the membrane is either passive, down a gradient, or active, using energy from ATP.'],
+      ['The Cell Membrane > Review questions', 'p3', 'Review questions'],
+      ['The Cell Membrane > Review questions', 'p3', 'What makes the bilayer a barrier to ions?'],
+      ['The Cell Membrane > Review questions (2)', 'p4', 'Review questions'],
+      ['The Cell Membrane > Review questions (2)', 'p4', 'Why does active transport need ATP?'],
     ]);
     assert.equal(d.sections[0]!.first_sentence, 'The Cell Membrane');
+  });
+
+  it('headings from type size are outline entries: checked on the PDFs that have an outline, with it hidden', async () => {
+    const dir = tempDir();
+    let found = 0;
+    for (const name of ['photosynthesis-en.pdf', 'photosynthesis-zh.pdf', 'nested_outline.pdf']) {
+      const withOutline = await ingestOk(fixture('pdf', name));
+      const key = (t: string) => t.replace(/^[\d.]+\s*/u, '');
+      const entries = new Set(withOutline.sections.map((s) => key(s.title)));
+      // The same bytes with the catalog's /Outlines key renamed (same length, so the xref still holds).
+      const hidden = path.join(dir, name);
+      fs.writeFileSync(hidden, Buffer.from(fs.readFileSync(fixture('pdf', name)).toString('latin1').replaceAll('/Outlines', '/Outlinex'), 'latin1'));
+      const bySize = await ingestOk(hidden);
+      const titles = bySize.sections.map((s) => s.title).filter((t) => t !== '(preamble)' && t !== bySize.title);
+      assert.ok(titles.length > 0, name);
+      assert.deepEqual(titles.filter((t) => !entries.has(key(t))), [], `${name}: every heading found is an outline entry`);
+      found += titles.length;
+    }
+    assert.equal(found, 15);
   });
 
   it('a long PDF keeps page order and page numbers (pdkids.pdf, 55 pages)', async () => {

@@ -69,6 +69,8 @@ const CONTAINER_FENCE = /^\s*:::/;
 const HEADING_ANCHOR = /\s*\{#[^}]*\}\s*$/;
 /** Script and style blocks are code the page runs, not text a reader reads. */
 const SCRIPT_OR_STYLE = /^\s*<(script|style)\b/i;
+/** An HTML block that is one heading element, whatever its attributes and inner markup. */
+const HTML_HEADING = /^\s*<h([1-6])(?:\s[^>]*)?>([\s\S]*?)<\/h\1>\s*$/i;
 
 interface FrontMatter {
   /** Number of lines the front matter occupies (0 when absent). */
@@ -180,7 +182,8 @@ export const markdownParser: DocumentParser = {
     const units: Unit[] = [];
     const stack: Array<{ level: number; index: number }> = [];
     let current = -1;
-    let firstHeading: { level: number; title: string } | null = null;
+    // Set inside heading(): typed wide, or the compiler narrows it to null for good.
+    let firstHeading = null as { level: number; title: string } | null;
     const add = (unit: Unit | null) => {
       if (!unit) return;
       if (unit.kind !== 'code') unit.text = elideDataUris(unit.text);
@@ -196,9 +199,7 @@ export const markdownParser: DocumentParser = {
       const t = tokens[i]!;
       if (t.level !== 0 || !t.map) continue;
       const [start, end] = t.map;
-      if (t.type === 'heading_open') {
-        const level = Number(t.tag.slice(1));
-        const title = inlineText(tokens[i + 1]);
+      const heading = (level: number, title: string) => {
         firstHeading ??= { level, title };
         while (stack.length && stack[stack.length - 1]!.level >= level) stack.pop();
         sections.push({
@@ -208,10 +209,19 @@ export const markdownParser: DocumentParser = {
         });
         current = sections.length - 1;
         stack.push({ level, index: current });
+      };
+      if (t.type === 'heading_open') {
+        heading(Number(t.tag.slice(1)), inlineText(tokens[i + 1]));
         continue;
       }
       if (t.type === 'html_block') {
         if (SCRIPT_OR_STYLE.test(t.content)) continue;
+        // <h1 align="center">Project</h1>, as READMEs and exported pages write their titles.
+        const h = HTML_HEADING.exec(t.content);
+        if (h) {
+          heading(Number(h[1]), inlineText({ content: h[2]! } as Token));
+          continue;
+        }
         // Keep HTML that carries words; wrappers like <div class="options-api"> carry none.
         if (t.content.replace(/<!--[\s\S]*?-->/g, '').replace(/<[^>]*>/g, '').trim().length === 0) continue;
         add(unitFromLines(source, start, end, current, 'prose', CONTAINER_FENCE));

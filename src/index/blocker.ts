@@ -148,7 +148,24 @@ function pieceFrom(unit: Unit, start: number, end: number, lineAt: (offset: numb
   return { section: unit.section, text, tokens: count.tokens, count, location };
 }
 
-/** A unit over max_tokens becomes pieces of about target_tokens, cut at sentences or lines. */
+/** A GFM table's delimiter row: `|---|:--:|`. */
+const TABLE_DELIMITER = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+
+/** A table unit's header and delimiter rows, when it starts with them. */
+function tableHeader(unit: Unit): string | null {
+  if (unit.kind !== 'table') return null;
+  const first = unit.text.indexOf('\n');
+  if (first < 0) return null;
+  const second = unit.text.indexOf('\n', first + 1);
+  const end = second < 0 ? unit.text.length : second;
+  return TABLE_DELIMITER.test(unit.text.slice(first + 1, end)) ? unit.text.slice(0, end).trim() : null;
+}
+
+/**
+ * A unit over max_tokens becomes pieces of about target_tokens, cut at sentences or lines. A long table's
+ * later pieces repeat its header rows (their location stays the rows they hold): `| 2019 | 34.5 |`
+ * means nothing without the columns' names.
+ */
 function splitUnit(unit: Unit, p: ChunkingParams): Piece[] {
   // Trimmed, so that joins can be counted from the parts (see countJoined); code keeps its indentation.
   const cut = unit.kind === 'code' ? sharedIndent(unit.text) : 0;
@@ -157,6 +174,24 @@ function splitUnit(unit: Unit, p: ChunkingParams): Piece[] {
   if (count.tokens <= p.max_tokens) {
     return text ? [{ section: unit.section, text, tokens: count.tokens, count, location: unit.location }] : [];
   }
+  const header = tableHeader(unit);
+  // Repeated only while it takes at most a quarter of a block. The pieces hold as many rows as without it
+  // (as many blocks to embed), and leave room for it under the maximum.
+  const headerTokens = header === null ? 0 : countTokens(header) + 1;
+  const repeat = header !== null && headerTokens * 4 <= p.max_tokens;
+  const room = p.max_tokens - headerTokens;
+  const pieces = packPieces(unit, repeat ? { ...p, target_tokens: Math.min(p.target_tokens, room), max_tokens: room } : p, cut);
+  if (!repeat) return pieces;
+  return pieces.map((piece, i) => {
+    if (i === 0) return piece;
+    const withHeader = `${header}\n${piece.text}`;
+    const c = countWithTail(withHeader);
+    return c.tokens <= p.max_tokens ? { ...piece, text: withHeader, tokens: c.tokens, count: c } : piece;
+  });
+}
+
+/** Pieces of at most `p.max_tokens`, packed up to `p.target_tokens`, cut at the unit's natural split points. */
+function packPieces(unit: Unit, p: ChunkingParams, cut: number): Piece[] {
   // Break segments that are themselves too long, then pack greedily up to the target.
   const fine: Array<[number, number, number]> = [];
   for (const [s, e] of segments(unit)) {

@@ -75,6 +75,25 @@ describe('buildBlocks', () => {
     for (const b of [...pieces, ...merged]) assert.equal(b.tokens, countTokens(b.text));
   });
 
+  it('repeats a long table’s header rows in each of its pieces; locations stay the rows each piece holds', () => {
+    const rows = Array.from({ length: 40 }, (_, i) => `| ${2000 + i} | ${(i * 3.7).toFixed(1)} mm | station ${i % 7} |`);
+    const table = ['| Year | Rainfall | Site |', '|---|--:|---|', ...rows].join('\n');
+    const blocks = buildBlocks([linesUnit(table, 10, 0, 'table')], params);
+    assert.ok(blocks.length > 2);
+    let next = 10;
+    for (const [i, b] of blocks.entries()) {
+      assert.ok(b.tokens <= params.max_tokens, `${b.tokens} tokens`);
+      assert.equal(b.tokens, countTokens(b.text));
+      assert.ok(b.text.startsWith('| Year | Rainfall | Site |\n|---|--:|---|\n| 20'), b.text);
+      if (b.location.kind !== 'lines') continue;
+      assert.equal(b.location.line_start, next, 'pieces tile the table');
+      const held = b.text.split('\n').slice(i === 0 ? 0 : 2);
+      assert.deepEqual(held, table.split('\n').slice(b.location.line_start - 10, b.location.line_end - 9), 'the rows of its location, after the repeated header');
+      next = b.location.line_end + 1;
+    }
+    assert.equal(next, 52);
+  });
+
   it('cuts a single run with no boundaries (no spaces, no sentence marks) by tokens, never splitting a surrogate pair', () => {
     const text = '𠀀'.repeat(300) + 'x'.repeat(500);
     const blocks = buildBlocks([linesUnit(text, 1)], params);

@@ -57,6 +57,15 @@ async function undecodableNames(dir: string): Promise<Map<string, string | null>
   return out;
 }
 
+/** Why a folder could not be opened, in words. */
+function folderError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'ENOENT') return 'it disappeared during the scan';
+  if (code === 'ENOTDIR') return 'it is not a folder';
+  return code ?? errorMessage(err);
+}
+
 interface IgnoreLayer {
   /** The folder holding the .gitignore, relative to the source root ('' for the root). */
   baseRel: string;
@@ -107,7 +116,10 @@ export async function walkSource(source: Source, signal?: AbortSignal): Promise<
     try {
       real = await fs.realpath(dir);
     } catch (err) {
-      problem(dir, { path: dir, stage: 'read', code: 'unreadable', message: `cannot resolve folder: ${errorMessage(err)}` });
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && relDir === '') {
+        problem(dir, { path: dir, stage: 'read', code: 'not_found', message: 'the source folder no longer exists (restore it, or `docqa sources remove` it)' });
+      } else problem(dir, { path: dir, stage: 'read', code: 'unreadable', message: `cannot open folder: ${folderError(err)}` });
       return;
     }
     if (visited.has(real)) {
@@ -119,7 +131,7 @@ export async function walkSource(source: Source, signal?: AbortSignal): Promise<
     try {
       entries = await fs.readdir(dir, { withFileTypes: true });
     } catch (err) {
-      problem(real, { path: dir, stage: 'read', code: 'unreadable', message: `cannot list folder: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}` });
+      problem(real, { path: dir, stage: 'read', code: 'unreadable', message: `cannot list folder: ${folderError(err)}` });
       return;
     }
     const gi = await loadGitignore(dir);

@@ -90,6 +90,17 @@ describe('walkSource', () => {
     );
   });
 
+  it('a source folder that no longer exists is one not_found problem that says what to do', async () => {
+    const root = tempDir();
+    const gone = path.join(root, 'old-notes');
+    const { files, problems } = await walkSource(folder(gone));
+    assert.deepEqual(files, []);
+    assert.deepEqual(
+      problems.map((p) => p.failure),
+      [{ path: gone, stage: 'read', code: 'not_found', message: 'the source folder no longer exists (restore it, or `docqa sources remove` it)' }],
+    );
+  });
+
   it('a file source is just that file, whatever its extension', async () => {
     const root = tempDir();
     tree(root, { 'x.png': 'x' });

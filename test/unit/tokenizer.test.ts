@@ -97,6 +97,8 @@ describe('pre-tokenizer scanner', () => {
       ...'\u00a0\u1680\u2003\u2028\u2029\u3000\ufeff\u0085',
       ...'ÀéßǅǈʰʹˆªºΩωДж\u0301\u0308\u0903\u093e\u20dd١٢३੫Ⅳ½²',
       ...'中文字的，。！？、「」《》：；一二三ーァカ한글',
+      // Astral characters (a letter of CJK extension B, an emoji): the pattern's own chunks then.
+      ...'𠀀😀',
     ];
     let seed = 42;
     const r = () => (seed = (seed * 16807) % 2147483647) / 2147483647;

@@ -48,13 +48,31 @@ const HEAD_CHARS = FIRST_SENTENCE_MAX_CHARS * 2;
 /** U+2029 PARAGRAPH SEPARATOR: ICU always breaks after it, and no rule looks back across it. */
 const PARAGRAPH_SEPARATOR = '\u2029';
 
+const FENCE = /^(?:```|~~~)/;
+const QUOTE_MARKS = /^[ \t]*(?:>[ \t]?)+/gm;
+const LIST_MARKS = /^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?/gm;
+
+/**
+ * A block's opening as prose for its section's first sentence: Markdown's block markers (quote `>`, list
+ * bullets and numbers, a task box, table pipes, a heading's `#`s in a quote) are not words, and a code
+ * block's fence line says only its language, so its first line of code stands in.
+ */
+function proseHead(text: string): string {
+  const t = text.trim();
+  if (FENCE.test(t)) return t.slice(t.indexOf('\n') + 1 || t.length).trimStart();
+  const nl = t.indexOf('\n');
+  const first = (nl < 0 ? t : t.slice(0, nl)).replace(QUOTE_MARKS, '').replace(/^#{1,6}[ \t]+/, '');
+  const row = /^\|.*\|$/.test(first.trim()) ? first.trim().slice(1, -1).trim() : first;
+  return (row + (nl < 0 ? '' : t.slice(nl))).replace(QUOTE_MARKS, '').replace(LIST_MARKS, '').trim();
+}
+
 function tidy(sentence: string): string {
   const s = sentence.replace(/\s+/g, ' ').trim();
   return s.length > FIRST_SENTENCE_MAX_CHARS ? `${s.slice(0, FIRST_SENTENCE_MAX_CHARS)}…` : s;
 }
 
 export function firstSentence(text: string): string {
-  const head = text.trim().slice(0, HEAD_CHARS);
+  const head = proseHead(text).slice(0, HEAD_CHARS);
   if (head.length === 0) return '';
   const first = segmenter.segment(head)[Symbol.iterator]().next();
   return tidy(first.done ? head : first.value.segment);
@@ -68,7 +86,7 @@ export function firstSentence(text: string): string {
  * sentence was a sixth of a document's ingestion). Same results (tested against `firstSentence`).
  */
 export function firstSentences(texts: readonly string[]): string[] {
-  const heads = texts.map((t) => t.trim().slice(0, HEAD_CHARS));
+  const heads = texts.map((t) => proseHead(t).slice(0, HEAD_CHARS));
   const out = new Array<string>(texts.length).fill('');
   // Heads are joined up to a window's length at a time (see SEGMENT_WINDOW).
   for (let first = 0; first < heads.length; ) {

@@ -22,6 +22,15 @@ describe('first sentences', () => {
   it('cut a long first sentence at 200 characters with an ellipsis and fold white space', () => {
     assert.equal(firstSentence(`Start \t  of ${'a'.repeat(300)}`), `Start of ${'a'.repeat(300)}`.slice(0, 200) + '…');
     assert.equal(firstSentence('第一句。第二句。'), '第一句。');
+    // A section that opens with a list, a quote, a table or code: its words, not Markdown's markers.
+    assert.equal(firstSentence('- Iodine stains starch.\n- Methylene blue stains nuclei.'), 'Iodine stains starch.');
+    assert.equal(firstSentence('1. [x] Prepare the slide\n2. [ ] Stain it'), 'Prepare the slide');
+    assert.equal(firstSentence('> # Quoted heading\n>\n> text'), 'Quoted heading');
+    assert.equal(firstSentence('> Mitochondria are the powerhouse.\n> They make ATP.'), 'Mitochondria are the powerhouse.');
+    assert.equal(firstSentence('| Organelle | Function |\n|---|---|\n| Nucleus | DNA |'), 'Organelle | Function');
+    assert.equal(firstSentence('```sh\nls slides/\n```'), 'ls slides/');
+    assert.equal(firstSentence('- 碘液使淀粉变蓝。\n- 亚甲蓝染细胞核。'), '碘液使淀粉变蓝。');
+    assert.equal(firstSentence('Plain -5 degrees and > 3 items.'), 'Plain -5 degrees and > 3 items.');
   });
 
   it('are the same for thousands of sections (headings repeated down a long page) as one by one', () => {

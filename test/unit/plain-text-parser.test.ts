@@ -84,6 +84,18 @@ describe('plain-text parser', () => {
       ['第二章 方法', 'L6-8', 'The notes end here.\nChapter 3 of the book covers\nthe basics.'],
       ['第三章 总结', 'L13-13', '复习。'],
     ]);
+    // A table of contents is a list of chapter lines: one paragraph, so the chapters below stay unique.
+    fs.writeFileSync(file, '目录\n\n第一章 绪论 ...... 1\n第二章 方法 ...... 5\n\n第一章 绪论\n学习笔记。\n第二章 方法\n先阅读。\n');
+    const withToc = await ingestOk(file);
+    assert.deepEqual(outline(withToc), [
+      ['(preamble)', 1],
+      ['第一章 绪论', 1],
+      ['第二章 方法', 1],
+    ]);
+    assert.deepEqual(blockView(withToc).slice(0, 2), [
+      ['(preamble)', 'L1-1', '目录'],
+      ['(preamble)', 'L3-4', '第一章 绪论 ...... 1\n第二章 方法 ...... 5'],
+    ]);
   });
 
   it('reads Traditional Chinese notes saved as Big5', async () => {

@@ -30,10 +30,18 @@ function chapterLine(line: string): boolean {
   return t.length <= 60 && !SENTENCE_END.test(t) && ZH_HEADING.test(t);
 }
 
+/**
+ * A chapter line that stands alone: not underlined (setext is handled as such), and not one of a list of
+ * chapter lines (a table of contents is a paragraph, or every real chapter after it would be a repeat).
+ */
+function chapterAt(lines: readonly string[], j: number): boolean {
+  const next = lines[j + 1] ?? '';
+  return chapterLine(lines[j]!) && !UNDERLINE.test(next) && !chapterLine(next) && !(j > 0 && chapterLine(lines[j - 1]!));
+}
+
 /** Whether line `j` of a run of lines opens a paragraph or a chapter although no blank line comes before it. */
 function opensParagraph(lines: readonly string[], j: number): boolean {
-  const line = lines[j]!;
-  return PARAGRAPH_INDENT.test(line) || (chapterLine(line) && CLOSED.test(lines[j - 1]!));
+  return PARAGRAPH_INDENT.test(lines[j]!) || (chapterAt(lines, j) && CLOSED.test(lines[j - 1]!));
 }
 
 /** A heading only where the text leaves no doubt; anything else stays a paragraph. */
@@ -72,8 +80,7 @@ export const plainTextParser: DocumentParser = {
       }
       const start = i;
       i++;
-      const chapter = chapterLine(lines[start]!) && !UNDERLINE.test(lines[start + 1] ?? '');
-      if (!chapter) while (i < lines.length && !BLANK.test(lines[i]!) && !opensParagraph(lines, i)) i++;
+      if (!chapterAt(lines, start)) while (i < lines.length && !BLANK.test(lines[i]!) && !opensParagraph(lines, i)) i++;
       const para = lines.slice(start, i);
       const level = headingLevel(para);
       if (level !== null) {

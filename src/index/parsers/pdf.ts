@@ -281,6 +281,8 @@ function dropRunningLines(pages: Line[][]): void {
 /** A heading is set this much larger than the body text. */
 const HEADING_SCALE = 1.15;
 const HEADING_MAX_CHARS = 80;
+/** Space above or below a heading, in lines of body text spacing. */
+const HEADING_ROOM = 1.3;
 /** Deeper size steps all share the last level. */
 const HEADING_LEVELS = 3;
 /** One short unit repeated (`xyxyxyxyx`, `=-=-=-=-`), a tail of it allowed: decoration, not a title. */
@@ -288,15 +290,21 @@ const DECORATION = /^(.{1,3})\1{3,}.{0,2}$/su;
 
 /**
  * Headings of a PDF without an outline, from type size: a line alone at its size (its neighbours are set
- * differently: a run of large lines is prose in a large font), larger than the body text, short, with
- * words, not ending like a sentence, not a pattern repeated for decoration, and not the document's last
- * line. Bigger type is a higher level. Measured on the PDFs that have an outline, with the outline as
+ * differently: a run of large lines is prose in a large font), larger than the body text, with more room
+ * above or below it than the text's line spacing, short, with words, not ending like a sentence, not a
+ * pattern repeated for decoration, and not the document's last line. Bigger type is a higher level. Measured on the PDFs that have an outline, with the outline as
  * the truth: 18 of 19 lines found are outline entries (the 19th is the document's title), and the
  * entries not found are set in body-size bold, which size cannot see.
  */
 function headingsBySize(pages: readonly Line[][]): FlatEntry[] {
   const body = bodySize(pages);
   const sizeOf = (l: Line | undefined) => (l ? Math.round(l.size * 2) / 2 : -1);
+  // Body line spacing; a heading has more room above or below it. (An OCR'd page sets some lines of its
+  // text a size larger at random, at the spacing of the text around them.)
+  const gaps: number[] = [];
+  for (const lines of pages) for (let i = 1; i < lines.length; i++) if (sizeOf(lines[i]) === body && sizeOf(lines[i - 1]) === body && lines[i - 1]!.y > lines[i]!.y) gaps.push(lines[i - 1]!.y - lines[i]!.y);
+  const spacing = lowerQuartile(gaps);
+  const roomy = (upper: Line | undefined, lower: Line | undefined) => !upper || !lower || spacing === null || upper.y - lower.y <= 0 || upper.y - lower.y >= spacing * HEADING_ROOM;
   const found: Array<{ page: number; line: number; size: number; title: string }> = [];
   const lastPage = pages.reduce((last, lines, p) => (lines.length ? p : last), -1);
   pages.forEach((lines, p) => {
@@ -305,6 +313,7 @@ function headingsBySize(pages: readonly Line[][]): FlatEntry[] {
       if (size < body * HEADING_SCALE || size === sizeOf(lines[i - 1]) || size === sizeOf(lines[i + 1])) return;
       if (l.text.length > HEADING_MAX_CHARS || !/\p{L}{2}/u.test(l.text) || /[.!?。！？,，;；:：]$/u.test(l.text) || DECORATION.test(l.text)) return;
       if (p === lastPage && i === lines.length - 1) return;
+      if (!roomy(lines[i - 1], l) && !roomy(l, lines[i + 1])) return;
       found.push({ page: p + 1, line: i, size, title: l.text });
     });
   });

@@ -1,6 +1,6 @@
 import type { Block, Section } from './model';
 import type { SectionDraft } from './parsed-document';
-import { firstSentences } from './sentences';
+import { firstSentences, loose } from './sentences';
 
 export const PATH_SEPARATOR = ' > ';
 
@@ -76,17 +76,23 @@ export function buildSections(drafts: readonly SectionDraft[], paths: readonly s
   }
   // The first block in a section's subtree, in document order, gives its first sentence.
   const firstBlock = new Array<number>(n).fill(-1);
-  const sources: number[] = [];
   blocks.forEach((_, bi) => {
-    let gives = false;
-    for (let s: number | null = blockSection[bi]!; s !== null && firstBlock[s] === -1; s = drafts[s]!.parent) {
-      firstBlock[s] = bi;
-      gives = true;
-    }
-    if (gives) sources.push(bi);
+    for (let s: number | null = blockSection[bi]!; s !== null && firstBlock[s] === -1; s = drafts[s]!.parent) firstBlock[s] = bi;
   });
-  const sentences = firstSentences(sources.map((bi) => blocks[bi]!.text));
-  const sentenceOf = new Map(sources.map((bi, k) => [bi, sentences[k]!]));
+  const within = (bi: number, s: number) => {
+    for (let t: number | null = bi < blocks.length ? blockSection[bi]! : null; t !== null; t = drafts[t]!.parent) if (t === s) return true;
+    return false;
+  };
+  // A PDF section's text opens with its heading line: the sentence after the title is the first one
+  // (the next block's, when the heading is a block of its own), or the outline would repeat its titles.
+  const titles = drafts.map((d) => normalizeTitle(d.title));
+  const source = firstBlock.map((bi, s) => (bi >= 0 && loose(blocks[bi]!.text) === loose(titles[s]!) && within(bi + 1, s) ? bi + 1 : bi));
+  const withText = source.flatMap((bi, s) => (bi >= 0 ? [s] : []));
+  const sentences = firstSentences(
+    withText.map((s) => blocks[source[s]!]!.text),
+    withText.map((s) => titles[s]!),
+  );
+  const sentenceOf = new Map(withText.map((s, k) => [s, sentences[k]!]));
   return drafts.map((d, i) => ({
     path: paths[i]!,
     title: normalizeTitle(d.title),
@@ -97,7 +103,7 @@ export function buildSections(drafts: readonly SectionDraft[], paths: readonly s
     subtree_blocks: subtreeBlocks[i]!,
     direct_tokens: directTokens[i]!,
     subtree_tokens: subtreeTokens[i]!,
-    first_sentence: firstBlock[i]! >= 0 ? sentenceOf.get(firstBlock[i]!)! : '',
+    first_sentence: sentenceOf.get(i) ?? '',
     location: d.location,
   }));
 }

@@ -85,7 +85,18 @@ export function firstSentence(text: string): string {
  * `containing(start)` finds one head's first sentence without walking the rest of that head (walking every
  * sentence was a sixth of a document's ingestion). Same results (tested against `firstSentence`).
  */
-export function firstSentences(texts: readonly string[]): string[] {
+const WORDY = /[\p{L}\p{N}]/u;
+
+/** Text compared loosely with a title: width forms, case, white space and marks at either end aside. */
+export function loose(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/\s+/g, '').replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+}
+
+/**
+ * The first sentence of each text; where `skip[k]` is given and the first sentence is just that (a PDF
+ * section's block opens with its heading line), the sentence after it, within the text's head.
+ */
+export function firstSentences(texts: readonly string[], skip?: ReadonlyArray<string | null>): string[] {
   const heads = texts.map((t) => proseHead(t).slice(0, HEAD_CHARS));
   const out = new Array<string>(texts.length).fill('');
   // Heads are joined up to a window's length at a time (see SEGMENT_WINDOW).
@@ -96,7 +107,21 @@ export function firstSentences(texts: readonly string[]): string[] {
     let start = 0;
     for (let k = first; k < last; k++) {
       // A separator always ends a sentence, so the segment containing a head's start begins there.
-      if (heads[k]!.length > 0) out[k] = tidy(segments.containing(start)!.segment);
+      if (heads[k]!.length > 0) {
+        let segment = segments.containing(start)!.segment;
+        const title = skip?.[k];
+        if (title && loose(segment) === loose(title)) {
+          // The next sentence with words in it (ICU gives each line break after the title its own, and a
+          // bullet after it may stand alone).
+          let at = start + segment.length;
+          segment = '';
+          while (at < start + heads[k]!.length && !WORDY.test(segment)) {
+            segment = segments.containing(at)!.segment;
+            at += segment.length;
+          }
+        }
+        out[k] = tidy(segment);
+      }
       start += heads[k]!.length + 1;
     }
     first = last;

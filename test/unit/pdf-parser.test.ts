@@ -44,7 +44,8 @@ describe('PDF parser', () => {
       ['第二章 卡尔文循环', 'p2', '第二章 卡尔文循环'],
       ['第二章 卡尔文循环', 'p2', '卡尔文循环在叶绿体基质中进行，利用二氧化碳合成糖。'],
     ]);
-    assert.equal(d.sections[0]!.first_sentence, '第一章 光反应');
+    // The section's text opens with its heading line; its first sentence is the one after the title.
+    assert.equal(d.sections[0]!.first_sentence, '光反应发生在叶绿体的类囊体膜上，把光能转化为化学能。');
   });
 
   it('reads a real nested outline (pdf.js nested_outline.pdf): 3 chapters × 2 subsections, one page each', async () => {
@@ -114,7 +115,11 @@ describe('PDF parser', () => {
       ['The Cell Membrane > Review questions (2)', 'p4', 'Review questions'],
       ['The Cell Membrane > Review questions (2)', 'p4', 'Why does active transport need ATP?'],
     ]);
-    assert.equal(d.sections[0]!.first_sentence, 'The Cell Membrane');
+    assert.deepEqual(
+      d.sections.map((s) => s.first_sentence),
+      ['Every cell is enclosed by a membrane made of a phospholipid bilayer with proteins embedded in it.', 'What makes the bilayer a barrier to ions?', 'Why does active transport need ATP?'],
+      'the sentence after each title, from the next block when the heading is a block of its own',
+    );
   });
 
   it('headings from type size are outline entries: checked on the PDFs that have an outline, with it hidden', async () => {

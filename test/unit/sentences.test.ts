@@ -33,6 +33,16 @@ describe('first sentences', () => {
     assert.equal(firstSentence('Plain -5 degrees and > 3 items.'), 'Plain -5 degrees and > 3 items.');
   });
 
+  it('skip a first sentence that is only the given title (a PDF section opens with its heading line)', () => {
+    assert.deepEqual(
+      firstSentences(
+        ['2 Calvin Cycle\n\nThe cycle builds sugar. It runs in the stroma.', 'Cells are the basic unit of life.', 'Mozilla testing •\nYou have written a feature.', '第一章 光反应\n光反应发生在类囊体膜上。', 'In production'],
+        ['2 Calvin  cycle', 'Cells', 'Mozilla testing', '第一章 光反应', 'In production'],
+      ),
+      ['The cycle builds sugar.', 'Cells are the basic unit of life.', 'You have written a feature.', '光反应发生在类囊体膜上。', ''],
+    );
+  });
+
   it('are the same for thousands of sections (headings repeated down a long page) as one by one', () => {
     const texts = Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? `步骤 ${i}。然后继续。` : `Step ${i} is short. Then more follows.`));
     assert.deepEqual(firstSentences(texts), texts.map(firstSentence));

@@ -85,17 +85,41 @@ export function buildSections(drafts: readonly SectionDraft[], paths: readonly s
   };
   // A PDF section's text opens with its heading line: the sentence after the title is the first one
   // (the next block's, when the heading is a block of its own), or the outline would repeat its titles.
+  // Found per block in one batch, then again for the few sections whose sentence is their title.
   const titles = drafts.map((d) => normalizeTitle(d.title));
-  const source = firstBlock.map((bi, s) => (bi >= 0 && loose(blocks[bi]!.text) === loose(titles[s]!) && within(bi + 1, s) ? bi + 1 : bi));
-  const withText = source.flatMap((bi, s) => (bi >= 0 ? [s] : []));
-  const sentences = firstSentences(
-    withText.map((s) => blocks[source[s]!]!.text),
-    withText.map((s) => titles[s]!),
-  );
-  const sentenceOf = new Map(withText.map((s, k) => [s, sentences[k]!]));
+  const isTitle = (text: string, title: string) => text.length <= title.length + 16 && loose(text) === loose(title);
+  const source = new Array<number>(n);
+  const unique: number[] = [];
+  const seen = new Set<number>();
+  for (let s = 0; s < n; s++) {
+    let bi = firstBlock[s]!;
+    if (bi >= 0 && isTitle(blocks[bi]!.text, titles[s]!) && within(bi + 1, s)) bi++;
+    source[s] = bi;
+    if (bi >= 0 && !seen.has(bi)) {
+      seen.add(bi);
+      unique.push(bi);
+    }
+  }
+  const sentences = firstSentences(unique.map((bi) => blocks[bi]!.text));
+  const ofBlock = new Map<number, string>();
+  unique.forEach((bi, k) => ofBlock.set(bi, sentences[k]!));
+  const first = new Array<string>(n).fill('');
+  const repeats: number[] = [];
+  for (let s = 0; s < n; s++) {
+    if (source[s]! < 0) continue;
+    first[s] = ofBlock.get(source[s]!)!;
+    if (isTitle(first[s]!, titles[s]!)) repeats.push(s);
+  }
+  if (repeats.length > 0) {
+    const after = firstSentences(
+      repeats.map((s) => blocks[source[s]!]!.text),
+      repeats.map((s) => titles[s]!),
+    );
+    repeats.forEach((s, k) => (first[s] = after[k]!));
+  }
   return drafts.map((d, i) => ({
     path: paths[i]!,
-    title: normalizeTitle(d.title),
+    title: titles[i]!,
     ordinal: i + 1,
     depth: depth[i]!,
     parent_path: d.parent === null ? null : paths[d.parent]!,
@@ -103,7 +127,7 @@ export function buildSections(drafts: readonly SectionDraft[], paths: readonly s
     subtree_blocks: subtreeBlocks[i]!,
     direct_tokens: directTokens[i]!,
     subtree_tokens: subtreeTokens[i]!,
-    first_sentence: sentenceOf.get(i) ?? '',
+    first_sentence: first[i]!,
     location: d.location,
   }));
 }

@@ -48,6 +48,8 @@ const HEAD_CHARS = FIRST_SENTENCE_MAX_CHARS * 2;
 /** U+2029 PARAGRAPH SEPARATOR: ICU always breaks after it, and no rule looks back across it. */
 const PARAGRAPH_SEPARATOR = '\u2029';
 
+/** What a block with a marker to leave out can start with. */
+const MARKER_START = /^[>*+\-|`~#\d]/;
 const FENCE = /^(?:```|~~~)/;
 const QUOTE_MARKS = /^[ \t]*(?:>[ \t]?)+/gm;
 const LIST_MARKS = /^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?/gm;
@@ -58,7 +60,9 @@ const LIST_MARKS = /^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?/gm;
  * block's fence line says only its language, so its first line of code stands in.
  */
 function proseHead(text: string): string {
-  const t = text.trim();
+  // Only the head is segmented, so only a little more than the head is looked at.
+  const t = (text.length > HEAD_CHARS + 64 ? text.slice(0, HEAD_CHARS + 64) : text).trim();
+  if (!MARKER_START.test(t)) return t; // prose, the usual case
   if (FENCE.test(t)) return t.slice(t.indexOf('\n') + 1 || t.length).trimStart();
   const nl = t.indexOf('\n');
   const first = (nl < 0 ? t : t.slice(0, nl)).replace(QUOTE_MARKS, '').replace(/^#{1,6}[ \t]+/, '');
@@ -110,7 +114,8 @@ export function firstSentences(texts: readonly string[], skip?: ReadonlyArray<st
       if (heads[k]!.length > 0) {
         let segment = segments.containing(start)!.segment;
         const title = skip?.[k];
-        if (title && loose(segment) === loose(title)) {
+        // (Lengths first: normalising every section's first sentence cost more than finding it.)
+        if (title && segment.length <= title.length + 16 && loose(segment) === loose(title)) {
           // The next sentence with words in it (ICU gives each line break after the title its own, and a
           // bullet after it may stand alone).
           let at = start + segment.length;

@@ -186,7 +186,7 @@ export const markdownParser: DocumentParser = {
     let firstHeading = null as { level: number; title: string } | null;
     const add = (unit: Unit | null) => {
       if (!unit) return;
-      if (unit.kind !== 'code') unit.text = elideDataUris(unit.text);
+      if (pastedImages && unit.kind !== 'code') unit.text = elideDataUris(unit.text);
       if (current < 0) {
         sections.push({ title: PREAMBLE_TITLE, parent: null, location: null });
         current = sections.length - 1;
@@ -195,23 +195,26 @@ export const markdownParser: DocumentParser = {
       units.push(unit);
     };
 
+    // Looked for once in the whole text: per unit it cost a few percent of parsing.
+    const pastedImages = source.text.includes('data:');
+    const heading = (level: number, title: string, start: number, end: number) => {
+      firstHeading ??= { level, title };
+      while (stack.length && stack[stack.length - 1]!.level >= level) stack.pop();
+      sections.push({
+        title,
+        parent: stack.length ? stack[stack.length - 1]!.index : null,
+        location: { kind: 'lines', line_start: start + 1, line_end: end },
+      });
+      current = sections.length - 1;
+      stack.push({ level, index: current });
+    };
+
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;
       if (t.level !== 0 || !t.map) continue;
       const [start, end] = t.map;
-      const heading = (level: number, title: string) => {
-        firstHeading ??= { level, title };
-        while (stack.length && stack[stack.length - 1]!.level >= level) stack.pop();
-        sections.push({
-          title,
-          parent: stack.length ? stack[stack.length - 1]!.index : null,
-          location: { kind: 'lines', line_start: start + 1, line_end: end },
-        });
-        current = sections.length - 1;
-        stack.push({ level, index: current });
-      };
       if (t.type === 'heading_open') {
-        heading(Number(t.tag.slice(1)), inlineText(tokens[i + 1]));
+        heading(Number(t.tag.slice(1)), inlineText(tokens[i + 1]), start, end);
         continue;
       }
       if (t.type === 'html_block') {
@@ -219,7 +222,7 @@ export const markdownParser: DocumentParser = {
         // <h1 align="center">Project</h1>, as READMEs and exported pages write their titles.
         const h = HTML_HEADING.exec(t.content);
         if (h) {
-          heading(Number(h[1]), inlineText({ content: h[2]! } as Token));
+          heading(Number(h[1]), inlineText({ content: h[2]! } as Token), start, end);
           continue;
         }
         // Keep HTML that carries words; wrappers like <div class="options-api"> carry none.

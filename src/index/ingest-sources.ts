@@ -99,7 +99,10 @@ export async function ingestSources<P extends PreviousFile = PreviousFile>(dir: 
   for (const [i, source] of sources.entries()) {
     onProgress?.({ stage: 'walk', done: i, total: sources.length });
     const walked = await walkSource(source, signal);
-    for (const p of walked.problems) if (!problems.has(`${p.failure.code}\0${p.real}`)) problems.set(`${p.failure.code}\0${p.real}`, p.failure);
+    for (const p of walked.problems) {
+      const key = `${p.failure.code}\0${p.real}`;
+      if (!problems.has(key)) problems.set(key, p.failure);
+    }
     for (const f of walked.files) {
       const seen = files.get(f.realPath);
       if (!seen || (seen.path !== f.realPath && f.path === f.realPath)) files.set(f.realPath, f);

@@ -1,6 +1,6 @@
 import type { Block, Section } from './model';
 import type { SectionDraft } from './parsed-document';
-import { firstSentences, loose } from './sentences';
+import { firstSentences, isTitleText } from './sentences';
 
 export const PATH_SEPARATOR = ' > ';
 
@@ -87,13 +87,12 @@ export function buildSections(drafts: readonly SectionDraft[], paths: readonly s
   // (the next block's, when the heading is a block of its own), or the outline would repeat its titles.
   // Found per block in one batch, then again for the few sections whose sentence is their title.
   const titles = drafts.map((d) => normalizeTitle(d.title));
-  const isTitle = (text: string, title: string) => text.length <= title.length + 16 && loose(text) === loose(title);
   const source = new Array<number>(n);
   const unique: number[] = [];
   const seen = new Set<number>();
   for (let s = 0; s < n; s++) {
     let bi = firstBlock[s]!;
-    if (bi >= 0 && isTitle(blocks[bi]!.text, titles[s]!) && within(bi + 1, s)) bi++;
+    if (bi >= 0 && isTitleText(blocks[bi]!.text, titles[s]!) && within(bi + 1, s)) bi++;
     source[s] = bi;
     if (bi >= 0 && !seen.has(bi)) {
       seen.add(bi);
@@ -108,7 +107,7 @@ export function buildSections(drafts: readonly SectionDraft[], paths: readonly s
   for (let s = 0; s < n; s++) {
     if (source[s]! < 0) continue;
     first[s] = ofBlock.get(source[s]!)!;
-    if (isTitle(first[s]!, titles[s]!)) repeats.push(s);
+    if (isTitleText(first[s]!, titles[s]!)) repeats.push(s);
   }
   if (repeats.length > 0) {
     const after = firstSentences(

@@ -92,8 +92,16 @@ export function firstSentence(text: string): string {
 const WORDY = /[\p{L}\p{N}]/u;
 
 /** Text compared loosely with a title: width forms, case, white space and marks at either end aside. */
-export function loose(text: string): string {
+function loose(text: string): string {
   return text.normalize('NFKC').toLowerCase().replace(/\s+/g, '').replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+}
+
+/**
+ * Whether `text` is just `title`, compared loosely. Lengths first: normalising every section's first
+ * sentence cost more than finding it.
+ */
+export function isTitleText(text: string, title: string): boolean {
+  return text.length <= title.length + 16 && loose(text) === loose(title);
 }
 
 /**
@@ -114,8 +122,7 @@ export function firstSentences(texts: readonly string[], skip?: ReadonlyArray<st
       if (heads[k]!.length > 0) {
         let segment = segments.containing(start)!.segment;
         const title = skip?.[k];
-        // (Lengths first: normalising every section's first sentence cost more than finding it.)
-        if (title && segment.length <= title.length + 16 && loose(segment) === loose(title)) {
+        if (title && isTitleText(segment, title)) {
           // The next sentence with words in it (ICU gives each line break after the title its own, and a
           // bullet after it may stand alone).
           let at = start + segment.length;

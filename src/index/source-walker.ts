@@ -5,6 +5,7 @@ import picomatch from 'picomatch';
 import { errorMessage } from './errors';
 import type { FailedDocument } from './model';
 import { SUPPORTED_EXTENSIONS } from './parsers/registry';
+import { strictDecode } from './text-decode';
 import type { Source } from './sources';
 
 export interface SourceFile {
@@ -39,20 +40,8 @@ const ALWAYS_SKIPPED = new Set(['node_modules']);
  */
 async function undecodableNames(dir: string): Promise<Map<string, string | null>> {
   const out = new Map<string, string | null>();
-  const utf8 = new TextDecoder('utf-8', { fatal: true });
-  const gbk = new TextDecoder('gb18030', { fatal: true });
   for (const raw of await fs.readdir(dir, { encoding: 'buffer' }).catch(() => [] as Buffer[])) {
-    try {
-      utf8.decode(raw);
-    } catch {
-      let asGbk: string | null;
-      try {
-        asGbk = gbk.decode(raw);
-      } catch {
-        asGbk = null;
-      }
-      out.set(raw.toString('utf8'), asGbk);
-    }
+    if (strictDecode('utf-8', raw) === null) out.set(raw.toString('utf8'), strictDecode('gb18030', raw));
   }
   return out;
 }

@@ -14,7 +14,8 @@ export function looksBinary(bytes: Uint8Array): boolean {
   return bytes.subarray(0, SNIFF_BYTES).indexOf(0) >= 0;
 }
 
-function strictDecode(label: string, bytes: Uint8Array): string | null {
+/** `bytes` decoded as `label`, or null when they are not valid in it. */
+export function strictDecode(label: string, bytes: Uint8Array): string | null {
   try {
     return new TextDecoder(label, { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {

@@ -26,8 +26,10 @@ const CLOSED = /[.!?。！？…」』”"）)]\s*$/u;
  * text sets them. (`Chapter 3 of the book` may well begin a wrapped English line: that one needs them.)
  */
 function chapterLine(line: string): boolean {
+  // Tested on every line of a text file: the rare pattern first.
+  if (!ZH_HEADING.test(line)) return false;
   const t = line.trim();
-  return t.length <= 60 && !SENTENCE_END.test(t) && ZH_HEADING.test(t);
+  return t.length <= 60 && !SENTENCE_END.test(t);
 }
 
 /**

@@ -53,10 +53,12 @@ const MARKER_START = /^[>*+\-|`~#\d]/;
 const FENCE = /^(?:```|~~~)/;
 const QUOTE_MARKS = /^[ \t]*(?:>[ \t]?)+/gm;
 const LIST_MARKS = /^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?/gm;
+/** An Obsidian callout's type marker, `> [!note]`, `> [!tip]-`: its title (if any) is the prose. */
+const CALLOUT = /^\[![\w-]+\][+-]?[ \t]*/;
 
 /**
  * A block's opening as prose for its section's first sentence: Markdown's block markers (quote `>`, list
- * bullets and numbers, a task box, table pipes, a heading's `#`s in a quote) are not words, and a code
+ * bullets and numbers, a task box, table pipes, a heading's `#`s in a quote, a callout's `[!type]`) are not words, and a code
  * block's fence line says only its language, so its first line of code stands in.
  */
 function proseHead(text: string): string {
@@ -65,7 +67,7 @@ function proseHead(text: string): string {
   if (!MARKER_START.test(t)) return t; // prose, the usual case
   if (FENCE.test(t)) return t.slice(t.indexOf('\n') + 1 || t.length).trimStart();
   const nl = t.indexOf('\n');
-  const first = (nl < 0 ? t : t.slice(0, nl)).replace(QUOTE_MARKS, '').replace(/^#{1,6}[ \t]+/, '');
+  const first = (nl < 0 ? t : t.slice(0, nl)).replace(QUOTE_MARKS, '').replace(/^#{1,6}[ \t]+/, '').replace(CALLOUT, '');
   const row = /^\|.*\|$/.test(first.trim()) ? first.trim().slice(1, -1).trim() : first;
   return (row + (nl < 0 ? '' : t.slice(nl))).replace(QUOTE_MARKS, '').replace(LIST_MARKS, '').trim();
 }

@@ -242,6 +242,41 @@ describe('Markdown parser', () => {
     ]);
   });
 
+  it('makes headings written as bullets (Logseq outlines) sections, the items under them their blocks; a title:: property titles the page', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'biology___cells.md');
+    fs.writeFileSync(
+      file,
+      'title:: biology/cells\ntags:: biology\n\n- Intro item.\n- ## Membranes\n\t- A phospholipid bilayer.\n\t- ### Proteins\n\t\t- Integral proteins span it.\n- ## Mitochondria\n\t- Site of respiration.\n\t- Own DNA.\n',
+    );
+    const d = await ingestOk(file);
+    assert.equal(d.title, 'biology/cells');
+    assert.deepEqual(outline(d), [
+      ['(preamble)', 1],
+      ['Membranes', 1],
+      ['Membranes > Proteins', 2],
+      ['Mitochondria', 1],
+    ]);
+    assert.deepEqual(blockView(d), [
+      ['(preamble)', 'L1-2', 'title:: biology/cells\ntags:: biology'],
+      ['(preamble)', 'L4-4', '- Intro item.'],
+      ['Membranes', 'L6-6', '- A phospholipid bilayer.'],
+      ['Membranes > Proteins', 'L8-8', '- Integral proteins span it.'],
+      ['Mitochondria', 'L10-11', '- Site of respiration.\n\t- Own DNA.'],
+    ]);
+    assert.deepEqual(
+      d.sections.map((s) => [s.first_sentence, s.location]),
+      [
+        ['title:: biology/cells', null],
+        ['A phospholipid bilayer.', { kind: 'lines', line_start: 5, line_end: 5 }],
+        ['Integral proteins span it.', { kind: 'lines', line_start: 7, line_end: 7 }],
+        ['Site of respiration.', { kind: 'lines', line_start: 9, line_end: 9 }],
+      ],
+    );
+    fs.writeFileSync(file, 'Text first.\ntitle:: not page properties\n');
+    assert.equal((await ingestOk(file)).title, 'biology___cells', 'only leading property lines are page properties');
+  });
+
   it('reads CRLF and CR line endings exactly as LF: same sections, blocks, texts and line ranges (also plain text)', async () => {
     const dir = tempDir();
     try {

@@ -31,6 +31,9 @@ describe('first sentences', () => {
     assert.equal(firstSentence('```sh\nls slides/\n```'), 'ls slides/');
     assert.equal(firstSentence('- 碘液使淀粉变蓝。\n- 亚甲蓝染细胞核。'), '碘液使淀粉变蓝。');
     assert.equal(firstSentence('Plain -5 degrees and > 3 items.'), 'Plain -5 degrees and > 3 items.');
+    // Obsidian callouts: the type marker is no sentence ("[!" was one, ICU breaking after the "!").
+    assert.equal(firstSentence('> [!note] Where it happens\n> In the mitochondrial matrix.'), 'Where it happens');
+    assert.equal(firstSentence('> [!tip]- \n> 线粒体有自己的 DNA。后来才发现。'), '线粒体有自己的 DNA。');
   });
 
   it('skip a first sentence that is only the given title (a PDF section opens with its heading line)', () => {

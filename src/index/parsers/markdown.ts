@@ -128,6 +128,22 @@ function readFrontMatter(lines: readonly string[]): FrontMatter {
   return { lines: 0, title: null };
 }
 
+/** A Logseq page property line, `key:: value`. */
+const PAGE_PROPERTY = /^([A-Za-z][\w-]*)::[ \t]*(.*)$/;
+
+/**
+ * The `title::` among the property lines a Logseq page opens with: Logseq's page title where the file
+ * name cannot carry it (`biology___cells.md` for "biology/cells").
+ */
+function pagePropertyTitle(lines: readonly string[]): string | null {
+  for (const line of lines) {
+    const m = PAGE_PROPERTY.exec(line);
+    if (!m) return null;
+    if (m[1]!.toLowerCase() === 'title' && m[2]!.trim()) return m[2]!.trim();
+  }
+  return null;
+}
+
 /** Characters that can start inline markup; a heading without any is its own plain text. */
 const INLINE_MARKUP = /[`*_[\]<>&\\!~]/;
 
@@ -209,6 +225,27 @@ export const markdownParser: DocumentParser = {
       stack.push({ level, index: current });
     };
 
+    /**
+     * A top-level list from its opening token at `open`, lines [start, end); returns its closing token's
+     * index. Headings inside its items start sections, the list's lines between them being its blocks:
+     * outliners (Logseq, Workflowy exports) write every heading as a bullet, `- ## Membranes`, with the
+     * section's text as the items nested under it.
+     */
+    const addList = (open: number, start: number, end: number): number => {
+      let close = open + 1;
+      while (close < tokens.length && !(tokens[close]!.level === 0 && tokens[close]!.nesting === -1)) close++;
+      let from = start;
+      for (let k = open + 1; k < close; k++) {
+        const h = tokens[k]!;
+        if (h.type !== 'heading_open' || !h.map) continue;
+        add(unitFromLines(source, from, h.map[0], current, 'list', CONTAINER_FENCE));
+        heading(Number(h.tag.slice(1)), inlineText(tokens[k + 1]), h.map[0], h.map[1]);
+        from = h.map[1];
+      }
+      add(unitFromLines(source, from, end, current, 'list', CONTAINER_FENCE));
+      return close;
+    };
+
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;
       if (t.level !== 0 || !t.map) continue;
@@ -231,10 +268,14 @@ export const markdownParser: DocumentParser = {
         continue;
       }
       const kind = BLOCK_KIND[t.type];
+      if (kind === 'list') {
+        i = addList(i, start, end);
+        continue;
+      }
       if (kind) add(unitFromLines(source, start, end, current, kind, kind === 'code' ? undefined : CONTAINER_FENCE));
     }
     ctx.signal?.throwIfAborted();
-    const title = fm.title ?? (firstHeading && firstHeading.level === 1 && firstHeading.title ? firstHeading.title : null);
+    const title = fm.title ?? (fm.lines === 0 ? pagePropertyTitle(lines) : null) ?? (firstHeading && firstHeading.level === 1 && firstHeading.title ? firstHeading.title : null);
     return { format: 'markdown', title, sections, units, encoding, pageCount: null };
   },
 };

@@ -1,6 +1,7 @@
 /**
- * Sentence boundaries from ICU (Intl.Segmenter): handles English abbreviations and the Chinese marks
- * 。！？ without a hand-written rule list. Used to split long paragraphs and for a section's first sentence.
+ * Sentence boundaries from ICU (Intl.Segmenter): the Chinese marks 。！？, "e.g. lower case" and
+ * "Fig. 3" without a hand-written rule list; only a title's abbreviation ("Dr. Li") needs one of ours.
+ * Used to split long paragraphs and for a section's first sentence.
  */
 const segmenter = new Intl.Segmenter('zh', { granularity: 'sentence' });
 
@@ -18,6 +19,42 @@ export const SEGMENT_WINDOW = 2048;
  * sentence that goes on into the next (the same sentences as one pass, tested on the fixtures and corpus).
  */
 export function splitSentences(text: string): string[] {
+  return joinAbbreviations(icuSentences(text));
+}
+
+/**
+ * A title's abbreviation (and initials after it) that ICU takes for a sentence end: V8's ICU has no
+ * abbreviation suppressions (`-u-ss-standard` is ignored), so "Dr. A. Example spoke." was three
+ * sentences and "Mr." a section's first sentence. Only words that are almost never a sentence's last:
+ * "etc.", "U.S.", "Jr." and a lone initial often are, so they still end one.
+ */
+const ABBREVIATION_END = /(?:^|[\s(“"‘'])(?:Mr|Mrs|Ms|Mx|Dr|Drs|Prof|St|Mt|Gen|Col|Capt|Lt|Sgt|Rev|Hon|Gov|Sen|Rep|Pres|vs|cf|approx|e\.g|i\.e)\.(?:\s+\p{Lu}\.)*\s*$/u;
+
+/** Whether ICU's `sentence` ended at an abbreviation rather than at the sentence's end. */
+export function endsAtAbbreviation(sentence: string): boolean {
+  // Most sentences end in something else than a period (or its space): not worth the pattern.
+  let end = sentence.length - 1;
+  while (end >= 0 && sentence.charCodeAt(end) <= 32) end--;
+  if (sentence.charCodeAt(end) !== 46) return false;
+  return sentence.length < 400 ? ABBREVIATION_END.test(sentence) : ABBREVIATION_END.test(sentence.slice(-40));
+}
+
+function joinAbbreviations(sentences: string[]): string[] {
+  const out: string[] = [];
+  let carry = '';
+  for (const s of sentences) {
+    const joined = carry + s;
+    if (endsAtAbbreviation(joined)) carry = joined;
+    else {
+      out.push(joined);
+      carry = '';
+    }
+  }
+  if (carry) out.push(carry);
+  return out;
+}
+
+function icuSentences(text: string): string[] {
   const out: string[] = [];
   let pending = '';
   for (let pos = 0; pos < text.length; ) {
@@ -72,16 +109,26 @@ function proseHead(text: string): string {
   return (row + (nl < 0 ? '' : t.slice(nl))).replace(QUOTE_MARKS, '').replace(LIST_MARKS, '').trim();
 }
 
+/**
+ * Bullet glyphs a PDF's lists (and plain-text notes) start items with, Word's private-use Symbol and
+ * Wingdings bullets included; not words.
+ */
+export const BULLET_GLYPH = /^[•◦▪▫●○■□►▸▹➢➤✓✔‣⁃\uF0A7\uF0B7\uF0D8\uF0FC][ \t]*/u;
+
 function tidy(sentence: string): string {
-  const s = sentence.replace(/\s+/g, ' ').trim();
+  const s = sentence.replace(/\s+/g, ' ').trim().replace(BULLET_GLYPH, '');
   return s.length > FIRST_SENTENCE_MAX_CHARS ? `${s.slice(0, FIRST_SENTENCE_MAX_CHARS)}…` : s;
 }
 
 export function firstSentence(text: string): string {
   const head = proseHead(text).slice(0, HEAD_CHARS);
   if (head.length === 0) return '';
-  const first = segmenter.segment(head)[Symbol.iterator]().next();
-  return tidy(first.done ? head : first.value.segment);
+  let sentence = '';
+  for (const { segment } of segmenter.segment(head)) {
+    sentence += segment;
+    if (!endsAtAbbreviation(sentence)) break;
+  }
+  return tidy(sentence || head);
 }
 
 /**
@@ -106,6 +153,13 @@ export function isTitleText(text: string, title: string): boolean {
   return text.length <= title.length + 16 && loose(text) === loose(title);
 }
 
+/** ICU's sentence at `at`, carried on past an abbreviation's period up to `end`. */
+function sentenceAt(segments: Intl.Segments, at: number, end: number): string {
+  let sentence = segments.containing(at)!.segment;
+  while (at + sentence.length < end && endsAtAbbreviation(sentence)) sentence += segments.containing(at + sentence.length)!.segment;
+  return sentence;
+}
+
 /**
  * The first sentence of each text; where `skip[k]` is given and the first sentence is just that (a PDF
  * section's block opens with its heading line), the sentence after it, within the text's head.
@@ -122,15 +176,16 @@ export function firstSentences(texts: readonly string[], skip?: ReadonlyArray<st
     for (let k = first; k < last; k++) {
       // A separator always ends a sentence, so the segment containing a head's start begins there.
       if (heads[k]!.length > 0) {
-        let segment = segments.containing(start)!.segment;
+        const headEnd = start + heads[k]!.length;
+        let segment = sentenceAt(segments, start, headEnd);
         const title = skip?.[k];
         if (title && isTitleText(segment, title)) {
           // The next sentence with words in it (ICU gives each line break after the title its own, and a
           // bullet after it may stand alone).
           let at = start + segment.length;
           segment = '';
-          while (at < start + heads[k]!.length && !WORDY.test(segment)) {
-            segment = segments.containing(at)!.segment;
+          while (at < headEnd && !WORDY.test(segment)) {
+            segment = sentenceAt(segments, at, headEnd);
             at += segment.length;
           }
         }

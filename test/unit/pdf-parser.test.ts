@@ -122,6 +122,39 @@ describe('PDF parser', () => {
     );
   });
 
+  it('reads lecture slides: slide titles are sections, each bullet its own paragraph, the footer dropped, "Dr. A." no sentence end', async () => {
+    const d = await ingestOk(fixture('pdf', 'respiration-slides.pdf'));
+    assert.equal(d.title, 'Lecture 5');
+    assert.deepEqual(outline(d), [
+      ['Cellular Respiration', 1],
+      ['Cellular Respiration > Overview', 2],
+      ['Cellular Respiration > Glycolysis', 2],
+      ['Cellular Respiration > Electron transport chain', 2],
+    ]);
+    // The footer ("BIO 101 Lecture 5 - 2") recurs on every slide: dropped. Items at one spacing stay apart.
+    assert.deepEqual(blockView(d), [
+      ['Cellular Respiration', 'p1', 'Cellular Respiration'],
+      ['Cellular Respiration', 'p1', 'Lecture by Dr. A. Example, spring term'],
+      ['Cellular Respiration > Overview', 'p2', 'Overview'],
+      ['Cellular Respiration > Overview', 'p2', '• Glucose is oxidised to carbon dioxide'],
+      ['Cellular Respiration > Overview', 'p2', '• Energy is stored as ATP'],
+      ['Cellular Respiration > Overview', 'p2', '- About 30 ATP per glucose'],
+      ['Cellular Respiration > Overview', 'p2', '• Three stages'],
+      ['Cellular Respiration > Glycolysis', 'p3', 'Glycolysis'],
+      ['Cellular Respiration > Glycolysis', 'p3', '• Happens in the cytoplasm'],
+      ['Cellular Respiration > Glycolysis', 'p3', '- No oxygen needed'],
+      ['Cellular Respiration > Glycolysis', 'p3', '- Yields 2 ATP and 2 NADH'],
+      ['Cellular Respiration > Electron transport chain', 'p4', 'Electron transport chain'],
+      ['Cellular Respiration > Electron transport chain', 'p4', '• Inner mitochondrial membrane'],
+      ['Cellular Respiration > Electron transport chain', 'p4', '• Oxygen is the final electron acceptor'],
+    ]);
+    assert.deepEqual(
+      d.sections.map((s) => s.first_sentence),
+      ['Lecture by Dr. A. Example, spring term', 'Glucose is oxidised to carbon dioxide', 'Happens in the cytoplasm', 'Inner mitochondrial membrane'],
+      'no bullet glyph, one item, and not "Lecture by Dr."',
+    );
+  });
+
   it('headings from type size are outline entries: checked on the PDFs that have an outline, with it hidden', async () => {
     const dir = tempDir();
     let found = 0;

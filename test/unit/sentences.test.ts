@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { firstSentence, firstSentences, SEGMENT_WINDOW, splitSentences } from '../../src/index/sentences';
+import { endsAtAbbreviation, firstSentence, firstSentences, SEGMENT_WINDOW, splitSentences } from '../../src/index/sentences';
 import { FIXTURES } from '../helpers';
 
 function walk(dir: string): string[] {
@@ -31,9 +31,21 @@ describe('first sentences', () => {
     assert.equal(firstSentence('```sh\nls slides/\n```'), 'ls slides/');
     assert.equal(firstSentence('- 碘液使淀粉变蓝。\n- 亚甲蓝染细胞核。'), '碘液使淀粉变蓝。');
     assert.equal(firstSentence('Plain -5 degrees and > 3 items.'), 'Plain -5 degrees and > 3 items.');
+    assert.equal(firstSentence('• Glucose is oxidised.\n• Energy is stored.'), 'Glucose is oxidised.', 'a PDF bullet glyph is no word');
+    assert.equal(firstSentence('\uF0B7 Word’s Symbol bullet. Next.'), 'Word’s Symbol bullet.');
     // Obsidian callouts: the type marker is no sentence ("[!" was one, ICU breaking after the "!").
     assert.equal(firstSentence('> [!note] Where it happens\n> In the mitochondrial matrix.'), 'Where it happens');
     assert.equal(firstSentence('> [!tip]- \n> 线粒体有自己的 DNA。后来才发现。'), '线粒体有自己的 DNA。');
+  });
+
+  it('go on past a title’s abbreviation and the initials after it, which V8’s ICU takes for sentence ends', () => {
+    const text = 'Lecture by Dr. A. Example spoke. Then Mr. Darcy left with Prof. Li. In the U.S. Rain falls. Plan A. Then B.';
+    const expected = ['Lecture by Dr. A. Example spoke. ', 'Then Mr. Darcy left with Prof. Li. ', 'In the U.S. ', 'Rain falls. ', 'Plan A. ', 'Then B.'];
+    assert.deepEqual(splitSentences(text), expected, '"U.S." and a lone initial still end sentences');
+    assert.equal(splitSentences(text).join(''), text);
+    assert.equal(firstSentence(text), expected[0]!.trim());
+    assert.deepEqual(firstSentences([text, 'Mr. Darcy', 'Dr. Li’s notes\nDr. Li wrote them. Then.']), ['Lecture by Dr. A. Example spoke.', 'Mr. Darcy', 'Dr. Li’s notes']);
+    assert.deepEqual(firstSentences(['Dr. Li’s notes\nDr. Li wrote them. Then.'], ['Dr. Li’s notes']), ['Dr. Li wrote them.'], 'a title with an abbreviation is still skipped');
   });
 
   it('skip a first sentence that is only the given title (a PDF section opens with its heading line)', () => {
@@ -54,9 +66,15 @@ describe('first sentences', () => {
 
 describe('splitSentences', () => {
   const segmenter = new Intl.Segmenter('zh', { granularity: 'sentence' });
-  const direct = (t: string) => [...segmenter.segment(t)].map((s) => s.segment);
+  // One pass of the segmenter, a sentence that ends at a title's abbreviation joined to the next.
+  const direct = (t: string) =>
+    [...segmenter.segment(t)].map((s) => s.segment).reduce<string[]>((out, s) => {
+      if (out.length > 0 && endsAtAbbreviation(out[out.length - 1]!)) out[out.length - 1] += s;
+      else out.push(s);
+      return out;
+    }, []);
 
-  it('gives the segmenter’s own sentences for the fixtures, window by window (each file, and all of them as one text)', () => {
+  it('gives the segmenter’s own sentences (abbreviations joined) for the fixtures, window by window (each file, and all of them as one text)', () => {
     const texts = walk(FIXTURES)
       .filter((f) => /\.(md|txt)$/.test(f))
       .map((f) => fs.readFileSync(f, 'utf8'));

@@ -1,6 +1,7 @@
 import { IngestError } from '../errors';
 import type { SectionDraft, Unit } from '../parsed-document';
 import { PREAMBLE_TITLE } from '../parsed-document';
+import { BULLET_GLYPH } from '../sentences';
 import type { DocumentParser } from './parser';
 import { loadPdfJs, resolvePdfAssets } from './pdf-runtime';
 
@@ -23,6 +24,9 @@ const CJK = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]/u;
 function isCjk(ch: string | undefined): boolean {
   return ch !== undefined && CJK.test(ch);
 }
+
+/** A line that opens a list item: a bullet glyph, or a dash and a space ("- ", "– "). */
+const LIST_ITEM = new RegExp(`${BULLET_GLYPH.source}|^[-–][ \\t]+\\S`, 'u');
 
 /** Joins two wrapped lines: repairs hyphenation, adds no space between CJK characters. */
 export function joinWrapped(a: string, b: string): string {
@@ -103,7 +107,8 @@ function toParagraphs(lines: readonly Line[], page: number, breaks: ReadonlySet<
     if (!breakHere && prev) {
       const gap = prev.y - line.y;
       const limit = typical !== null ? typical * 1.35 : prev.size * 1.8;
-      breakHere = gap <= 0 || gap > Math.max(limit, line.size * 1.05) || Math.abs(line.size - prev.size) > 1.5;
+      // A line that opens with a bullet is a list item of its own, not the wrapped end of the one before.
+      breakHere = gap <= 0 || gap > Math.max(limit, line.size * 1.05) || Math.abs(line.size - prev.size) > 1.5 || LIST_ITEM.test(line.text);
     }
     if (breakHere) {
       cur = { page, first: i, text: line.text };

@@ -277,6 +277,26 @@ describe('Markdown parser', () => {
     assert.equal((await ingestOk(file)).title, 'biology___cells', 'only leading property lines are page properties');
   });
 
+  it('leaves out MDX’s import/export statements and {/* comments */}, which are code; in .md they are text', async () => {
+    const dir = tempDir();
+    const source =
+      "---\ntitle: Installation\n---\nimport Tabs from '@theme/Tabs';\nimport TabItem from \"@theme/TabItem\";\nexport const Note = ({children}) => (\n  <b>{children}</b>\n);\n\n# Installation\n\nImport the data first; export it later.\n\n<Tabs>\n<TabItem value=\"npm\">\n\n```bash\nnpm install docqa\n```\n\n</TabItem>\n</Tabs>\n\n{/* written by the docs team */}\n\nimport the rest by hand.\n";
+    fs.writeFileSync(path.join(dir, 'install.mdx'), source);
+    fs.writeFileSync(path.join(dir, 'install.md'), source);
+    const mdx = await ingestOk(path.join(dir, 'install.mdx'));
+    assert.deepEqual(outline(mdx), [['Installation', 1]]);
+    assert.deepEqual(blockView(mdx), [
+      ['Installation', 'L12-12', 'Import the data first; export it later.'],
+      ['Installation', 'L17-19', '```bash\nnpm install docqa\n```'],
+      ['Installation', 'L26-26', 'import the rest by hand.'],
+    ]);
+    const md = await ingestOk(path.join(dir, 'install.md'));
+    assert.deepEqual(
+      blockView(md).map((b) => b[1]),
+      ['L4-8', 'L12-12', 'L17-19', 'L24-24', 'L26-26'],
+    );
+  });
+
   it('reads CRLF and CR line endings exactly as LF: same sections, blocks, texts and line ranges (also plain text)', async () => {
     const dir = tempDir();
     try {

@@ -69,6 +69,11 @@ const CONTAINER_FENCE = /^\s*:::/;
 const HEADING_ANCHOR = /\s*\{#[^}]*\}\s*$/;
 /** Script and style blocks are code the page runs, not text a reader reads. */
 const SCRIPT_OR_STYLE = /^\s*<(script|style)\b/i;
+/**
+ * MDX's own blocks, which are code: an ESM statement (`import X from '…'`, `export const …`) opens a
+ * paragraph, or a paragraph is only a `{/* comment *\/}`.
+ */
+const MDX_CODE = /^(?:import\s[^\n]*?['"][^'"\n]+['"];?\s*(?:\n|$)|export\s+(?:const|let|var|function|class|default|async|\{|\*)|\{\/\*[\s\S]*\*\/\}\s*$)/;
 /** An HTML block that is one heading element, whatever its attributes and inner markup. */
 const HTML_HEADING = /^\s*<h([1-6])(?:\s[^>]*)?>([\s\S]*?)<\/h\1>\s*$/i;
 
@@ -211,6 +216,7 @@ export const markdownParser: DocumentParser = {
       units.push(unit);
     };
 
+    const mdx = ctx.path.toLowerCase().endsWith('.mdx');
     // Looked for once in the whole text: per unit it cost a few percent of parsing.
     const pastedImages = source.text.includes('data:');
     const heading = (level: number, title: string, start: number, end: number) => {
@@ -268,6 +274,7 @@ export const markdownParser: DocumentParser = {
         continue;
       }
       const kind = BLOCK_KIND[t.type];
+      if (mdx && kind === 'prose' && MDX_CODE.test(source.slice(start, end))) continue;
       if (kind === 'list') {
         i = addList(i, start, end);
         continue;

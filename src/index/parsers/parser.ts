@@ -2,7 +2,7 @@ import type { DocumentFormat } from '../model';
 import type { ParsedDocument } from '../parsed-document';
 
 export interface ParseContext {
-  /** For messages only; parsers never touch the file system. */
+  /** For messages, and its extension for a format's dialect (.mdx); parsers never touch the file system. */
   path: string;
   signal?: AbortSignal;
 }

@@ -98,6 +98,32 @@ describe('plain-text parser', () => {
     ]);
   });
 
+  it('takes Chinese outline numbers (一、 then （一）) on lines of their own for headings, below chapters; a run of them is a list', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, '复习提纲.txt');
+    fs.writeFileSync(
+      file,
+      '第三章 细胞\n一、细胞膜\n细胞膜由磷脂双分子层构成。\n二、线粒体\n线粒体是有氧呼吸的主要场所。\n（一）结构\n外膜、内膜、嵴和基质。\n(二) 功能\n产生ATP。\n\n要点：\n一、结构与功能相适应\n二、分工合作\n\n一、细胞膜由磷脂构成，蛋白质镶嵌其中\n二、\n',
+    );
+    const d = await ingestOk(file);
+    assert.deepEqual(outline(d), [
+      ['第三章 细胞', 1],
+      ['第三章 细胞 > 一、细胞膜', 2],
+      ['第三章 细胞 > 二、线粒体', 2],
+      ['第三章 细胞 > 二、线粒体 > （一）结构', 3],
+      ['第三章 细胞 > 二、线粒体 > (二) 功能', 3],
+    ]);
+    assert.deepEqual(blockView(d), [
+      ['第三章 细胞 > 一、细胞膜', 'L3-3', '细胞膜由磷脂双分子层构成。'],
+      ['第三章 细胞 > 二、线粒体', 'L5-5', '线粒体是有氧呼吸的主要场所。'],
+      ['第三章 细胞 > 二、线粒体 > （一）结构', 'L7-7', '外膜、内膜、嵴和基质。'],
+      ['第三章 细胞 > 二、线粒体 > (二) 功能', 'L9-9', '产生ATP。'],
+      // Numbered points in a row, a numbered sentence (commas inside) and a bare number are text.
+      ['第三章 细胞 > 二、线粒体 > (二) 功能', 'L11-13', '要点：\n一、结构与功能相适应\n二、分工合作'],
+      ['第三章 细胞 > 二、线粒体 > (二) 功能', 'L15-16', '一、细胞膜由磷脂构成，蛋白质镶嵌其中\n二、'],
+    ]);
+  });
+
   it('reads Traditional Chinese notes saved as Big5', async () => {
     const d = await ingestOk(fixture('text', 'biology-big5.txt'));
     assert.equal(d.encoding, 'big5');

@@ -9,6 +9,13 @@ const BLANK = /^\s*$/;
 const UNDERLINE = /^\s*(=+|-+)\s*$/;
 /** 第三章 / 第2节 … standing alone on a line. */
 const ZH_HEADING = /^\s*第[一二三四五六七八九十百千零〇两\d]+([章篇部卷编]|[节節])(\s|$|[:：、])/u;
+/**
+ * The numbering Chinese documents give their outline below chapters and sections (GB/T 9704's 层次序数):
+ * `一、` then `（一）`. (Arabic `1.` and `（1）` number lists as often as headings, so they are left alone.)
+ */
+const ZH_OUTLINE = /^\s*(?:[一二三四五六七八九十]{1,3}、|[（(][一二三四五六七八九十]{1,3}[）)])/u;
+/** Punctuation inside a sentence: a heading is a phrase and has none. */
+const INNER_PUNCTUATION = /[。！？；，,;]/u;
 /** "Chapter 3", "Part IV" standing alone on a line. */
 const EN_HEADING = /^\s*(chapter|part)\s+(\d+|[ivxlc]+)\b/i;
 const SENTENCE_END = /[.!?。！？;；,，]$/u;
@@ -22,23 +29,34 @@ const PARAGRAPH_INDENT = /^(?:\u3000|[ \t]+(?=[\u3400-\u4dbf\u4e00-\u9fff\uf900-
 const CLOSED = /[.!?。！？…」』”"）)]\s*$/u;
 
 /**
- * A Chinese chapter line (`第三章 细胞`): a heading with or without blank lines around it, as Chinese
- * text sets them. (`Chapter 3 of the book` may well begin a wrapped English line: that one needs them.)
+ * The level of a Chinese heading line, with or without blank lines around it, as Chinese text sets them:
+ * a chapter (`第三章 细胞`, 1), a section (`第二节`, 2), an outline number (`一、细胞膜`, 3; `（一）结构`, 4).
+ * (`Chapter 3 of the book` may well begin a wrapped English line: that one needs blank lines.)
  */
-function chapterLine(line: string): boolean {
-  // Tested on every line of a text file: the rare pattern first.
-  if (!ZH_HEADING.test(line)) return false;
+function chineseHeadingLevel(line: string): number | null {
+  // Tested on every line of a text file: the rare patterns first.
+  const chapter = ZH_HEADING.exec(line);
+  if (chapter) {
+    const t = line.trim();
+    return t.length <= 60 && !SENTENCE_END.test(t) ? (/[节節]/u.test(chapter[1]!) ? 2 : 1) : null;
+  }
+  const outline = ZH_OUTLINE.exec(line);
+  if (!outline) return null;
   const t = line.trim();
-  return t.length <= 60 && !SENTENCE_END.test(t);
+  const title = line.slice(outline[0].length).trim();
+  if (t.length > 40 || !/\p{L}/u.test(title) || SENTENCE_END.test(t) || INNER_PUNCTUATION.test(title)) return null;
+  return /^\s*[（(]/u.test(line) ? 4 : 3;
 }
 
 /**
- * A chapter line that stands alone: not underlined (setext is handled as such), and not one of a list of
- * chapter lines (a table of contents is a paragraph, or every real chapter after it would be a repeat).
+ * A heading line that stands alone: not underlined (setext is handled as such), and not one of a list of
+ * lines of its level (a table of contents, or points numbered 一、二、三、, is a paragraph).
  */
 function chapterAt(lines: readonly string[], j: number): boolean {
+  const level = chineseHeadingLevel(lines[j]!);
+  if (level === null) return false;
   const next = lines[j + 1] ?? '';
-  return chapterLine(lines[j]!) && !UNDERLINE.test(next) && !chapterLine(next) && !(j > 0 && chapterLine(lines[j - 1]!));
+  return !UNDERLINE.test(next) && chineseHeadingLevel(next) !== level && !(j > 0 && chineseHeadingLevel(lines[j - 1]!) === level);
 }
 
 /** Whether line `j` of a run of lines opens a paragraph or a chapter although no blank line comes before it. */
@@ -55,8 +73,8 @@ function headingLevel(para: readonly string[]): number | null {
   if (para.length === 1) {
     const line = para[0]!.trim();
     if (line.length > 60 || SENTENCE_END.test(line)) return null;
-    const zh = ZH_HEADING.exec(line);
-    if (zh) return /[节節]/u.test(zh[1]!) ? 2 : 1;
+    const zh = chineseHeadingLevel(line);
+    if (zh !== null) return zh;
     if (EN_HEADING.test(line)) return 1;
   }
   return null;

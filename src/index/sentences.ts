@@ -100,13 +100,79 @@ const CALLOUT = /^\[![\w-]+\][+-]?[ \t]*/;
  */
 function proseHead(text: string): string {
   // Only the head is segmented, so only a little more than the head is looked at.
-  const t = (text.length > HEAD_CHARS + 64 ? text.slice(0, HEAD_CHARS + 64) : text).trim();
-  if (!MARKER_START.test(t)) return t; // prose, the usual case
-  if (FENCE.test(t)) return t.slice(t.indexOf('\n') + 1 || t.length).trimStart();
+  let t = (text.length > HEAD_CHARS + 64 ? text.slice(0, HEAD_CHARS + 64) : text).trim();
+  if (FENCE.test(t)) return codeHead(t);
+  // A code span that opens the text is words ("`*` - any value"), not a list marker once unquoted.
+  const opensWithCode = t.charCodeAt(0) === 96;
+  if (INLINE_MARK.test(t)) t = plainInline(text, t);
+  if (opensWithCode || !MARKER_START.test(t)) return t; // prose, the usual case
   const nl = t.indexOf('\n');
   const first = (nl < 0 ? t : t.slice(0, nl)).replace(QUOTE_MARKS, '').replace(/^#{1,6}[ \t]+/, '').replace(CALLOUT, '');
   const row = /^\|.*\|$/.test(first.trim()) ? first.trim().slice(1, -1).trim() : first;
   return (row + (nl < 0 ? '' : t.slice(nl))).replace(QUOTE_MARKS, '').replace(LIST_MARKS, '').trim();
+}
+
+function opensWithFence(text: string): boolean {
+  return FENCE.test(text.trimStart());
+}
+
+/** A fenced code block's first line of code, whole: code is not cut into sentences ("if (!" was one). */
+function codeHead(fenced: string): string {
+  const code = fenced.slice(fenced.indexOf('\n') + 1 || fenced.length).trimStart();
+  const nl = code.indexOf('\n');
+  return nl < 0 ? code : code.slice(0, nl);
+}
+
+/** Characters that can start inline markup. */
+const INLINE_MARK = /[`*_[<!]/;
+/** A link's destination, one level of parentheses inside allowed (Wikipedia's `(biology)`). */
+const DESTINATION = String.raw`\((?:[^()\n]|\([^()\n]*\))*\)`;
+/** An image, inline or by reference: a picture or a README's badge, no words of the text. */
+const IMAGE = String.raw`!\[[^\]\n]*\](?:${DESTINATION}|\[[^\]\n]*\])`;
+/**
+ * Inline markup, in one pass from left to right so that a code span's content is never taken for markup:
+ * 1 and 2 a code span (its words as written), 3 a link's text (`[![npm][badge]](link)` is an image in a
+ * link), 4 a reference link's text; the rest carries no words: an image, an HTML comment, an HTML tag of
+ * prose (in lower case, as Markdown writes them: `i` made the scan slower), strong and emphasis stars and underscores (a star between spaces is arithmetic, an underscore
+ * inside a word is part of it).
+ */
+const MARKUP = new RegExp(
+  [
+    '(`+)([^`]*?)\\1',
+    String.raw`\[((?:${IMAGE}|[^\]\n])*)\]${DESTINATION}`,
+    String.raw`\[((?:${IMAGE}|[^\]\n])*)\]\[[^\]\n]*\]`,
+    IMAGE,
+    '<!--[\\s\\S]*?(?:-->|$)',
+    String.raw`<\/?(?:a|abbr|b|big|br|center|code|del|details|div|em|font|h[1-6]|i|img|ins|kbd|mark|p|picture|s|small|source|span|strong|sub|summary|sup|u)\b[^>]*>`,
+    String.raw`\*\*|(?<![^\s(])\*(?=[^\s*])|(?<=[^\s*])\*(?![^\s).,;:!?])`,
+    // Letters and digits: any character past ASCII counts as one (no `u` flag: a third faster).
+    String.raw`(?<![0-9A-Za-z_\u0080-\uffff])__?(?=[^\s_])|(?<=[^\s_])__?(?![0-9A-Za-z_\u0080-\uffff])`,
+  ]
+    .join('|')
+    // Only where markup can start: the scan skips other characters quickly.
+    .replace(/^/, '(?=[`![<*_])(?:')
+    .concat(')'),
+  'g',
+);
+
+/** Text with its inline markup replaced by the words it shows; a link's text may hold markup of its own. */
+function worded(text: string): string {
+  return text.replace(MARKUP, (_m, _ticks?: string, code?: string, link?: string, ref?: string) => code ?? (link || ref ? worded((link || ref)!) : ''));
+}
+
+/**
+ * A head as the words a reader sees: a section's first sentence summarises it in outlines, where "[!["
+ * (a README's badges, cut at ICU's "!") or "**Parameters:**" said nothing. Blocks keep their source.
+ * Markup shrinks a head, so more of the text is taken until the words fill a first sentence's length
+ * (a link cut at the end then lies past it).
+ */
+function plainInline(text: string, head: string): string {
+  for (let take = head.length; ; ) {
+    const plain = worded(head).trim();
+    if (plain.length >= FIRST_SENTENCE_MAX_CHARS + 64 || take >= text.length) return plain;
+    take = Math.min(text.length, take * 2);
+    head = text.slice(0, take).trim();
+  }
 }
 
 /**
@@ -123,6 +189,7 @@ function tidy(sentence: string): string {
 export function firstSentence(text: string): string {
   const head = proseHead(text).slice(0, HEAD_CHARS);
   if (head.length === 0) return '';
+  if (opensWithFence(text)) return tidy(head);
   let sentence = '';
   for (const { segment } of segmenter.segment(head)) {
     sentence += segment;
@@ -167,6 +234,11 @@ function sentenceAt(segments: Intl.Segments, at: number, end: number): string {
 export function firstSentences(texts: readonly string[], skip?: ReadonlyArray<string | null>): string[] {
   const heads = texts.map((t) => proseHead(t).slice(0, HEAD_CHARS));
   const out = new Array<string>(texts.length).fill('');
+  for (let k = 0; k < texts.length; k++) {
+    if (!opensWithFence(texts[k]!)) continue;
+    out[k] = tidy(heads[k]!);
+    heads[k] = '';
+  }
   // Heads are joined up to a window's length at a time (see SEGMENT_WINDOW).
   for (let first = 0; first < heads.length; ) {
     let last = first + 1;

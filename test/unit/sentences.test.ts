@@ -33,6 +33,13 @@ describe('first sentences', () => {
     assert.equal(firstSentence('Plain -5 degrees and > 3 items.'), 'Plain -5 degrees and > 3 items.');
     assert.equal(firstSentence('• Glucose is oxidised.\n• Energy is stored.'), 'Glucose is oxidised.', 'a PDF bullet glyph is no word');
     assert.equal(firstSentence('\uF0B7 Word’s Symbol bullet. Next.'), 'Word’s Symbol bullet.');
+    // Inline markup as the words it shows: outlines summarised READMEs as "[![" (a badge cut at its "!").
+    const readme = `[![npm](https://img.shields.io/npm/v/x.svg)](https://npmjs.com/x) [![CI][ci-img]][ci-url]\n\n${'[<img src="logo.svg" alt="x" />](https://x.dev) '.repeat(8)}\n\n> **x** is a [tiny](https://x.dev/why) library for \`snake_case\` and __bold__ _em_ text, 2 * 3 times faster than [\`<Big>\` (v2)](https://en.wikipedia.org/wiki/Big_(library)). More.`;
+    assert.equal(firstSentence(readme), 'x is a tiny library for snake_case and bold em text, 2 * 3 times faster than <Big> (v2).');
+    assert.equal(firstSentence('`*` - any value'), '* - any value', 'a code span is words, not a list marker');
+    assert.equal(firstSentence('<p align="center"><!-- logo --><b>Fast</b> search.</p>'), 'Fast search.');
+    assert.equal(firstSentence('```js\nif (!ok) return; else done();\n```'), 'if (!ok) return; else done();', 'code is not cut into sentences');
+    assert.equal(firstSentence('- [**Cortex-A57**](https://arm.com) or newer. Next.'), 'Cortex-A57 or newer.');
     // Obsidian callouts: the type marker is no sentence ("[!" was one, ICU breaking after the "!").
     assert.equal(firstSentence('> [!note] Where it happens\n> In the mitochondrial matrix.'), 'Where it happens');
     assert.equal(firstSentence('> [!tip]- \n> 线粒体有自己的 DNA。后来才发现。'), '线粒体有自己的 DNA。');

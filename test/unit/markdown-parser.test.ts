@@ -220,12 +220,12 @@ describe('Markdown parser', () => {
     ]);
   });
 
-  it('takes an HTML block that is one <h1>–<h6> element for a heading, as READMEs write their titles', async () => {
+  it('takes an HTML block that is one <h1>–<h6> element for a heading, as READMEs write their titles (a logo’s alt text for one)', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'README.md');
     fs.writeFileSync(
       file,
-      '<h1 align="center">\n  <img src="logo.png" width="200"><br>\n  Project &amp; Co\n</h1>\n\n<p align="center">A tool.</p>\n\n## Install\n\nRun it.\n\n<h2>Usage</h2>\n\nUse it.\n\n<h3>Not alone</h3>\n<p>An HTML block of two elements stays text.</p>\n',
+      '<h1 align="center">\n  <img src="logo.png" width="200"><br>\n  Project &amp; Co\n</h1>\n\n<p align="center">A tool.</p>\n\n## Install\n\nRun it.\n\n<h2>Usage</h2>\n\nUse it.\n\n<h3>Not alone</h3>\n<p>An HTML block of two elements stays text.</p>\n\n<h2 align="center"><img width="250" src="api.svg" alt="Bob\'s API"></h2>\n\nCall it.\n',
     );
     const d = await ingestOk(file);
     assert.equal(d.title, 'Project & Co');
@@ -233,12 +233,14 @@ describe('Markdown parser', () => {
       ['Project & Co', 1],
       ['Project & Co > Install', 2],
       ['Project & Co > Usage', 2],
+      ['Project & Co > Bob\'s API', 2],
     ]);
     assert.deepEqual(blockView(d), [
       ['Project & Co', 'L6-6', '<p align="center">A tool.</p>'],
       ['Project & Co > Install', 'L10-10', 'Run it.'],
       ['Project & Co > Usage', 'L14-14', 'Use it.'],
       ['Project & Co > Usage', 'L16-17', '<h3>Not alone</h3>\n<p>An HTML block of two elements stays text.</p>'],
+      ['Project & Co > Bob\'s API', 'L21-21', 'Call it.'],
     ]);
   });
 

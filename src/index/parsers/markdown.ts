@@ -77,6 +77,9 @@ const MDX_CODE = /^(?:import\s[^\n]*?['"][^'"\n]+['"];?\s*(?:\n|$)|export\s+(?:c
 /** An HTML block that is one heading element, whatever its attributes and inner markup. */
 const HTML_HEADING = /^\s*<h([1-6])(?:\s[^>]*)?>([\s\S]*?)<\/h\1>\s*$/i;
 
+/** An HTML image's alt text. */
+const IMG_ALT = /<img\b[^>]*?\salt\s*=\s*(["'])(.*?)\1/i;
+
 interface FrontMatter {
   /** Number of lines the front matter occupies (0 when absent). */
   lines: number;
@@ -265,7 +268,9 @@ export const markdownParser: DocumentParser = {
         // <h1 align="center">Project</h1>, as READMEs and exported pages write their titles.
         const h = HTML_HEADING.exec(t.content);
         if (h) {
-          heading(Number(h[1]), inlineText({ content: h[2]! } as Token), start, end);
+          // <h1><img src="logo.svg" alt="keyv"></h1>, as READMEs title themselves: the logo's alt text.
+          const title = inlineText({ content: h[2]! } as Token) || (IMG_ALT.exec(h[2]!)?.[2]?.trim() ?? '');
+          heading(Number(h[1]), title, start, end);
           continue;
         }
         // Keep HTML that carries words; wrappers like <div class="options-api"> carry none.

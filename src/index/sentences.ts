@@ -105,11 +105,29 @@ function proseHead(text: string): string {
   // A code span that opens the text is words ("`*` - any value"), not a list marker once unquoted.
   const opensWithCode = t.charCodeAt(0) === 96;
   if (INLINE_MARK.test(t)) t = plainInline(text, t);
-  if (opensWithCode || !MARKER_START.test(t)) return t; // prose, the usual case
+  if (opensWithCode || !MARKER_START.test(t)) return unwrap(t); // prose, the usual case
   const nl = t.indexOf('\n');
-  const first = (nl < 0 ? t : t.slice(0, nl)).replace(QUOTE_MARKS, '').replace(/^#{1,6}[ \t]+/, '').replace(CALLOUT, '');
+  const quoted = (nl < 0 ? t : t.slice(0, nl)).replace(QUOTE_MARKS, '').replace(/^#{1,6}[ \t]+/, '');
+  const first = quoted.replace(CALLOUT, '');
   const row = /^\|.*\|$/.test(first.trim()) ? first.trim().slice(1, -1).trim() : first;
-  return (row + (nl < 0 ? '' : t.slice(nl))).replace(QUOTE_MARKS, '').replace(LIST_MARKS, '').trim();
+  const rest = nl < 0 ? '' : t.slice(nl).replace(QUOTE_MARKS, '');
+  // A callout's title line is a sentence of its own.
+  const body = first === quoted ? unwrap(row + rest) : `${row}\n${unwrap(rest.slice(1))}`;
+  return body.replace(LIST_MARKS, '').trim();
+}
+
+/**
+ * A line break inside a paragraph, where the next line starts no list item, table row or heading: a
+ * soft break, which ICU would take for a paragraph's end ("This document aims to answer that" was a
+ * hard-wrapped note's first sentence).
+ */
+const SOFT_BREAK = /[ \t]*\n(?![ \t]*(?:[-*+][ \t]|\d{1,9}[.)][ \t]|[|#\n]|$))[ \t]*/g;
+const CJK_CHAR = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]/;
+
+/** Soft breaks as the space they render as (nothing between two CJK characters). */
+function unwrap(text: string): string {
+  if (!text.includes('\n')) return text;
+  return text.replace(SOFT_BREAK, (m, at: number) => (at > 0 && CJK_CHAR.test(text[at - 1]!) && CJK_CHAR.test(text[at + m.length] ?? '') ? '' : ' '));
 }
 
 function opensWithFence(text: string): boolean {
@@ -133,7 +151,8 @@ const IMAGE = String.raw`!\[[^\]\n]*\](?:${DESTINATION}|\[[^\]\n]*\])`;
  * Inline markup, in one pass from left to right so that a code span's content is never taken for markup:
  * 1 and 2 a code span (its words as written), 3 a link's text (`[![npm][badge]](link)` is an image in a
  * link), 4 a reference link's text; the rest carries no words: an image, an HTML comment, an HTML tag of
- * prose (in lower case, as Markdown writes them: `i` made the scan slower), strong and emphasis stars and underscores (a star between spaces is arithmetic, an underscore
+ * prose (in lower case, as Markdown writes them: `i` made the scan slower) or a component's
+ * (`<ScrimbaLink …>`, as VitePress and MDX pages embed them), strong and emphasis stars and underscores (a star between spaces is arithmetic, an underscore
  * inside a word is part of it).
  */
 const MARKUP = new RegExp(
@@ -143,10 +162,10 @@ const MARKUP = new RegExp(
     String.raw`\[((?:${IMAGE}|[^\]\n])*)\]\[[^\]\n]*\]`,
     IMAGE,
     '<!--[\\s\\S]*?(?:-->|$)',
-    String.raw`<\/?(?:a|abbr|b|big|br|center|code|del|details|div|em|font|h[1-6]|i|img|ins|kbd|mark|p|picture|s|small|source|span|strong|sub|summary|sup|u)\b[^>]*>`,
-    String.raw`\*\*|(?<![^\s(])\*(?=[^\s*])|(?<=[^\s*])\*(?![^\s).,;:!?])`,
+    String.raw`<\/?(?:a|abbr|b|big|br|center|code|del|details|div|em|font|h[1-6]|i|img|ins|kbd|mark|p|picture|s|small|source|span|strong|sub|summary|sup|u|[A-Z][A-Za-z0-9]*)\b[^>]*>`,
+    String.raw`\*\*\*?|(?<![^\s(])\*(?=[^\s*])|(?<=[^\s*])\*(?![^\s).,;:!?])`,
     // Letters and digits: any character past ASCII counts as one (no `u` flag: a third faster).
-    String.raw`(?<![0-9A-Za-z_\u0080-\uffff])__?(?=[^\s_])|(?<=[^\s_])__?(?![0-9A-Za-z_\u0080-\uffff])`,
+    String.raw`(?<![0-9A-Za-z_\u0080-\uffff])_{1,3}(?=[^\s_])|(?<=[^\s_])_{1,3}(?![0-9A-Za-z_\u0080-\uffff])`,
   ]
     .join('|')
     // Only where markup can start: the scan skips other characters quickly.
@@ -192,10 +211,11 @@ export function firstSentence(text: string): string {
   if (opensWithFence(text)) return tidy(head);
   let sentence = '';
   for (const { segment } of segmenter.segment(head)) {
-    sentence += segment;
-    if (!endsAtAbbreviation(sentence)) break;
+    // Sentences without words (a bullet standing alone) are passed over.
+    sentence = WORDY.test(sentence) ? sentence + segment : segment;
+    if (WORDY.test(sentence) && !endsAtAbbreviation(sentence)) break;
   }
-  return tidy(sentence || head);
+  return WORDY.test(sentence) ? tidy(sentence) : '';
 }
 
 /**
@@ -220,6 +240,12 @@ export function isTitleText(text: string, title: string): boolean {
   return text.length <= title.length + 16 && loose(text) === loose(title);
 }
 
+/** The text after its first line when that line is the title (a soft break would join them). */
+function afterTitleLine(text: string, title: string): string {
+  const nl = text.indexOf('\n');
+  return nl > 0 && isTitleText(text.slice(0, nl), title) ? text.slice(nl + 1) : text;
+}
+
 /** ICU's sentence at `at`, carried on past an abbreviation's period up to `end`. */
 function sentenceAt(segments: Intl.Segments, at: number, end: number): string {
   let sentence = segments.containing(at)!.segment;
@@ -232,7 +258,7 @@ function sentenceAt(segments: Intl.Segments, at: number, end: number): string {
  * section's block opens with its heading line), the sentence after it, within the text's head.
  */
 export function firstSentences(texts: readonly string[], skip?: ReadonlyArray<string | null>): string[] {
-  const heads = texts.map((t) => proseHead(t).slice(0, HEAD_CHARS));
+  const heads = texts.map((t, k) => proseHead(skip?.[k] ? afterTitleLine(t, skip[k]!) : t).slice(0, HEAD_CHARS));
   const out = new Array<string>(texts.length).fill('');
   for (let k = 0; k < texts.length; k++) {
     if (!opensWithFence(texts[k]!)) continue;
@@ -249,19 +275,13 @@ export function firstSentences(texts: readonly string[], skip?: ReadonlyArray<st
       // A separator always ends a sentence, so the segment containing a head's start begins there.
       if (heads[k]!.length > 0) {
         const headEnd = start + heads[k]!.length;
-        let segment = sentenceAt(segments, start, headEnd);
         const title = skip?.[k];
-        if (title && isTitleText(segment, title)) {
-          // The next sentence with words in it (ICU gives each line break after the title its own, and a
-          // bullet after it may stand alone).
-          let at = start + segment.length;
-          segment = '';
-          while (at < headEnd && !WORDY.test(segment)) {
-            segment = sentenceAt(segments, at, headEnd);
-            at += segment.length;
-          }
+        // The first sentence with words in it that is not the title (a bullet may stand alone).
+        let segment = '';
+        for (let at = start; at < headEnd && (!WORDY.test(segment) || (title && isTitleText(segment, title))); at += segment.length) {
+          segment = sentenceAt(segments, at, headEnd);
         }
-        out[k] = tidy(segment);
+        out[k] = WORDY.test(segment) && !(title && isTitleText(segment, title)) ? tidy(segment) : '';
       }
       start += heads[k]!.length + 1;
     }

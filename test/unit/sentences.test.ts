@@ -38,8 +38,16 @@ describe('first sentences', () => {
     assert.equal(firstSentence(readme), 'x is a tiny library for snake_case and bold em text, 2 * 3 times faster than <Big> (v2).');
     assert.equal(firstSentence('`*` - any value'), '* - any value', 'a code span is words, not a list marker');
     assert.equal(firstSentence('<p align="center"><!-- logo --><b>Fast</b> search.</p>'), 'Fast search.');
+    assert.equal(firstSentence('<ScrimbaLink href="https://scrimba.com/x" title="Lesson">\n  Watch a lesson\n</ScrimbaLink>'), 'Watch a lesson', 'a component’s tags are markup');
+    assert.equal(firstSentence('•\n\nYou have written a feature. Next.'), 'You have written a feature.', 'a bullet standing alone is no sentence');
     assert.equal(firstSentence('```js\nif (!ok) return; else done();\n```'), 'if (!ok) return; else done();', 'code is not cut into sentences');
     assert.equal(firstSentence('- [**Cortex-A57**](https://arm.com) or newer. Next.'), 'Cortex-A57 or newer.');
+    // A hard-wrapped paragraph's line breaks are spaces (nothing between CJK characters); items stay apart.
+    assert.equal(firstSentence('This document aims to answer that\nquestion. And more.'), 'This document aims to answer that question.');
+    assert.equal(firstSentence('> Quoted text that wraps\n> onto two lines. Next.'), 'Quoted text that wraps onto two lines.');
+    assert.equal(firstSentence('细胞膜由磷脂双分子层\n构成。其次。'), '细胞膜由磷脂双分子层构成。');
+    assert.equal(firstSentence('- A long item that\n  wraps here. Two.\n- Next item'), 'A long item that wraps here.');
+    assert.equal(firstSentence('***As far as the law allows, this\nsoftware comes as is.***'), 'As far as the law allows, this software comes as is.');
     // Obsidian callouts: the type marker is no sentence ("[!" was one, ICU breaking after the "!").
     assert.equal(firstSentence('> [!note] Where it happens\n> In the mitochondrial matrix.'), 'Where it happens');
     assert.equal(firstSentence('> [!tip]- \n> 线粒体有自己的 DNA。后来才发现。'), '线粒体有自己的 DNA。');
@@ -51,7 +59,7 @@ describe('first sentences', () => {
     assert.deepEqual(splitSentences(text), expected, '"U.S." and a lone initial still end sentences');
     assert.equal(splitSentences(text).join(''), text);
     assert.equal(firstSentence(text), expected[0]!.trim());
-    assert.deepEqual(firstSentences([text, 'Mr. Darcy', 'Dr. Li’s notes\nDr. Li wrote them. Then.']), ['Lecture by Dr. A. Example spoke.', 'Mr. Darcy', 'Dr. Li’s notes']);
+    assert.deepEqual(firstSentences([text, 'Mr. Darcy', 'Dr. Li’s notes\nDr. Li wrote them. Then.']), ['Lecture by Dr. A. Example spoke.', 'Mr. Darcy', 'Dr. Li’s notes Dr. Li wrote them.']);
     assert.deepEqual(firstSentences(['Dr. Li’s notes\nDr. Li wrote them. Then.'], ['Dr. Li’s notes']), ['Dr. Li wrote them.'], 'a title with an abbreviation is still skipped');
   });
 

@@ -19,7 +19,7 @@ export const SEGMENT_WINDOW = 2048;
  * sentence that goes on into the next (the same sentences as one pass, tested on the fixtures and corpus).
  */
 export function splitSentences(text: string): string[] {
-  return joinAbbreviations(icuSentences(text));
+  return joinContinued(icuSentences(text));
 }
 
 /**
@@ -30,27 +30,42 @@ export function splitSentences(text: string): string[] {
  */
 const ABBREVIATION_END = /(?:^|[\s(“"‘'])(?:Mr|Mrs|Ms|Mx|Dr|Drs|Prof|St|Mt|Gen|Col|Capt|Lt|Sgt|Rev|Hon|Gov|Sen|Rep|Pres|vs|cf|approx|e\.g|i\.e)\.(?:\s+\p{Lu}\.)*\s*$/u;
 
-/** Whether ICU's `sentence` ended at an abbreviation rather than at the sentence's end. */
-export function endsAtAbbreviation(sentence: string): boolean {
-  // Most sentences end in something else than a period (or its space): not worth the pattern.
-  let end = sentence.length - 1;
-  while (end >= 0 && sentence.charCodeAt(end) <= 32) end--;
-  if (sentence.charCodeAt(end) !== 46) return false;
-  return sentence.length < 400 ? ABBREVIATION_END.test(sentence) : ABBREVIATION_END.test(sentence.slice(-40));
+/** An exclamation or question mark, closing marks after it: ICU ends a sentence there whatever follows. */
+const BANG_END = /[!?][)\]"'”’»]*\s*$/;
+const LOWER_START = /^\p{Ll}/u;
+
+/**
+ * Whether ICU's `sentence` goes on into `next`: it ended at an abbreviation, or at a "!" or "?" inside
+ * the sentence ("a feature and (hopefully!) want to test it": ICU's lower-case rule is for periods only).
+ */
+export function sentenceGoesOn(sentence: string, next: string): boolean {
+  const end = sentenceEnd(sentence);
+  return end === ABBREVIATION || (end === BANG && LOWER_START.test(next));
 }
 
-function joinAbbreviations(sentences: string[]): string[] {
+const ABBREVIATION = 1;
+const BANG = 2;
+/** How `sentence` ends: at an abbreviation, at a "!" or "?" (going on if the next word is lower case), or neither (0). */
+function sentenceEnd(sentence: string): number {
+  // Most sentences end in something else than a period, "!" or "?" (or their space): not worth the patterns.
+  let end = sentence.length - 1;
+  while (end >= 0 && sentence.charCodeAt(end) <= 32) end--;
+  const c = sentence.charCodeAt(end);
+  if (c === 46) return (sentence.length < 400 ? ABBREVIATION_END.test(sentence) : ABBREVIATION_END.test(sentence.slice(-40))) ? ABBREVIATION : 0;
+  return (c === 33 || c === 63 || c === 41 || c > 127 || c === 34 || c === 39 || c === 93) && BANG_END.test(sentence.slice(-8)) ? BANG : 0;
+}
+
+function joinContinued(sentences: string[]): string[] {
   const out: string[] = [];
   let carry = '';
-  for (const s of sentences) {
-    const joined = carry + s;
-    if (endsAtAbbreviation(joined)) carry = joined;
+  for (let k = 0; k < sentences.length; k++) {
+    const joined = carry + sentences[k]!;
+    if (k + 1 < sentences.length && sentenceGoesOn(joined, sentences[k + 1]!)) carry = joined;
     else {
       out.push(joined);
       carry = '';
     }
   }
-  if (carry) out.push(carry);
   return out;
 }
 
@@ -209,11 +224,12 @@ export function firstSentence(text: string): string {
   const head = proseHead(text).slice(0, HEAD_CHARS);
   if (head.length === 0) return '';
   if (opensWithFence(text)) return tidy(head);
+  const parts = Array.from(segmenter.segment(head), (s) => s.segment);
   let sentence = '';
-  for (const { segment } of segmenter.segment(head)) {
+  for (let k = 0; k < parts.length; k++) {
     // Sentences without words (a bullet standing alone) are passed over.
-    sentence = WORDY.test(sentence) ? sentence + segment : segment;
-    if (WORDY.test(sentence) && !endsAtAbbreviation(sentence)) break;
+    sentence = WORDY.test(sentence) ? sentence + parts[k]! : parts[k]!;
+    if (WORDY.test(sentence) && !(k + 1 < parts.length && sentenceGoesOn(sentence, parts[k + 1]!))) break;
   }
   return WORDY.test(sentence) ? tidy(sentence) : '';
 }
@@ -227,10 +243,17 @@ export function firstSentence(text: string): string {
  */
 const WORDY = /[\p{L}\p{N}]/u;
 
-/** Text compared loosely with a title: width forms, case, white space and marks at either end aside. */
+/** Text compared loosely with a title: width forms, case, white space, marks at either end and a section number aside. */
 function loose(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/\s+/g, '').replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/\s+/g, '')
+    .replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '')
+    .replace(SECTION_NUMBER, '');
 }
+/** A section number before a title's words: an outline's "1.2 Motivation" is the page's "Motivation". */
+const SECTION_NUMBER = /^(?:\d+\.)*\d+\.?(?=\p{L})/u;
 
 /**
  * Whether `text` is just `title`, compared loosely. Lengths first: normalising every section's first
@@ -246,10 +269,14 @@ function afterTitleLine(text: string, title: string): string {
   return nl > 0 && isTitleText(text.slice(0, nl), title) ? text.slice(nl + 1) : text;
 }
 
-/** ICU's sentence at `at`, carried on past an abbreviation's period up to `end`. */
+/** ICU's sentence at `at`, carried on where it goes on (see sentenceGoesOn) up to `end`. */
 function sentenceAt(segments: Intl.Segments, at: number, end: number): string {
   let sentence = segments.containing(at)!.segment;
-  while (at + sentence.length < end && endsAtAbbreviation(sentence)) sentence += segments.containing(at + sentence.length)!.segment;
+  for (let kind = sentenceEnd(sentence); kind !== 0 && at + sentence.length < end; kind = sentenceEnd(sentence)) {
+    const next = segments.containing(at + sentence.length)!.segment;
+    if (kind === BANG && !LOWER_START.test(next)) break;
+    sentence += next;
+  }
   return sentence;
 }
 

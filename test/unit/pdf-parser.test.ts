@@ -65,6 +65,12 @@ describe('PDF parser', () => {
       d.sections.map((s) => (s.location?.kind === 'page' ? s.location.page : null)),
       [1, 2, 3, 4, 5, 6, 7, 8, 9],
     );
+    // The page's heading line "Background" is the outline's "1.1 Background" without its number: the
+    // first sentence is the one after it.
+    assert.deepEqual(
+      d.sections.map((s) => s.first_sentence),
+      d.sections.map((s) => `Content for ${s.title.replace(/^[\d.]+ /, '')}`),
+    );
     assert.deepEqual(
       d.blocks.filter((b) => b.text.startsWith('Content for')).map((b) => [b.section_path, b.location.kind === 'page' && b.location.page]),
       [

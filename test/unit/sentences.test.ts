@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { endsAtAbbreviation, firstSentence, firstSentences, SEGMENT_WINDOW, splitSentences } from '../../src/index/sentences';
+import { sentenceGoesOn, firstSentence, firstSentences, SEGMENT_WINDOW, splitSentences } from '../../src/index/sentences';
 import { FIXTURES } from '../helpers';
 
 function walk(dir: string): string[] {
@@ -53,6 +53,13 @@ describe('first sentences', () => {
     assert.equal(firstSentence('> [!tip]- \n> 线粒体有自己的 DNA。后来才发现。'), '线粒体有自己的 DNA。');
   });
 
+  it('go on past a "!" or "?" inside a sentence, which ICU ends a sentence at whatever follows', () => {
+    const text = 'You have written a feature and (hopefully!) want to test it. Really? Yes. Is it “good?” he asked.';
+    assert.deepEqual(splitSentences(text), ['You have written a feature and (hopefully!) want to test it. ', 'Really? ', 'Yes. ', 'Is it “good?” he asked.']);
+    assert.equal(firstSentence(text), 'You have written a feature and (hopefully!) want to test it.');
+    assert.deepEqual(firstSentences([text, '你好！我们走吧。']), ['You have written a feature and (hopefully!) want to test it.', '你好！']);
+  });
+
   it('go on past a title’s abbreviation and the initials after it, which V8’s ICU takes for sentence ends', () => {
     const text = 'Lecture by Dr. A. Example spoke. Then Mr. Darcy left with Prof. Li. In the U.S. Rain falls. Plan A. Then B.';
     const expected = ['Lecture by Dr. A. Example spoke. ', 'Then Mr. Darcy left with Prof. Li. ', 'In the U.S. ', 'Rain falls. ', 'Plan A. ', 'Then B.'];
@@ -81,10 +88,11 @@ describe('first sentences', () => {
 
 describe('splitSentences', () => {
   const segmenter = new Intl.Segmenter('zh', { granularity: 'sentence' });
-  // One pass of the segmenter, a sentence that ends at a title's abbreviation joined to the next.
+  // One pass of the segmenter, a sentence that goes on (a title's abbreviation, "(hopefully!) want")
+  // joined to the next.
   const direct = (t: string) =>
     [...segmenter.segment(t)].map((s) => s.segment).reduce<string[]>((out, s) => {
-      if (out.length > 0 && endsAtAbbreviation(out[out.length - 1]!)) out[out.length - 1] += s;
+      if (out.length > 0 && sentenceGoesOn(out[out.length - 1]!, s)) out[out.length - 1] += s;
       else out.push(s);
       return out;
     }, []);

@@ -189,6 +189,9 @@ const MARKUP = new RegExp(
   'g',
 );
 
+/** The most of a text read for one head's words, however much markup it holds. */
+const MARKUP_MAX_CHARS = 8192;
+
 /** Text with its inline markup replaced by the words it shows; a link's text may hold markup of its own. */
 function worded(text: string): string {
   return text.replace(MARKUP, (_m, _ticks?: string, code?: string, link?: string, ref?: string) => code ?? (link || ref ? worded((link || ref)!) : ''));
@@ -203,8 +206,8 @@ function worded(text: string): string {
 function plainInline(text: string, head: string): string {
   for (let take = head.length; ; ) {
     const plain = worded(head).trim();
-    if (plain.length >= FIRST_SENTENCE_MAX_CHARS + 64 || take >= text.length) return plain;
-    take = Math.min(text.length, take * 2);
+    if (plain.length >= FIRST_SENTENCE_MAX_CHARS + 64 || take >= Math.min(text.length, MARKUP_MAX_CHARS)) return plain;
+    take = Math.min(text.length, MARKUP_MAX_CHARS, take * 2);
     head = text.slice(0, take).trim();
   }
 }

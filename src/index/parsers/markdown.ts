@@ -66,7 +66,7 @@ const inline = new MarkdownIt({ html: true });
 /** VitePress/markdown-it-container fences (`::: tip`, `:::`) are layout, not content. */
 const CONTAINER_FENCE = /^\s*:::/;
 /** Explicit heading anchors `## Title {#id}` (VitePress, Pandoc). */
-const HEADING_ANCHOR = /\s*\{#[^}]*\}\s*$/;
+const HEADING_ANCHOR = /\s*\{#[^{}]*\}\s*$/;
 /** Script and style blocks are code the page runs, not text a reader reads. */
 const SCRIPT_OR_STYLE = /^\s*<(script|style)\b/i;
 /**
@@ -274,7 +274,8 @@ export const markdownParser: DocumentParser = {
           continue;
         }
         // Keep HTML that carries words; wrappers like <div class="options-api"> carry none.
-        if (t.content.replace(/<!--[\s\S]*?-->/g, '').replace(/<[^>]*>/g, '').trim().length === 0) continue;
+        // (Each pattern stops where another could start, so a block of unclosed "<" or "<!--" is linear.)
+        if (t.content.replace(/<!--[\s\S]*?(?:-->|$)/g, '').replace(/<[^<>]*>/g, '').trim().length === 0) continue;
         add(unitFromLines(source, start, end, current, 'prose', CONTAINER_FENCE));
         continue;
       }

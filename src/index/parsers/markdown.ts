@@ -66,7 +66,8 @@ const inline = new MarkdownIt({ html: true });
 /** VitePress/markdown-it-container fences (`::: tip`, `:::`) are layout, not content. */
 const CONTAINER_FENCE = /^\s*:::/;
 /** Explicit heading anchors `## Title {#id}` (VitePress, Pandoc). */
-const HEADING_ANCHOR = /\s*\{#[^{}]*\}\s*$/;
+// (No white space before it in the pattern: a heading with a long run of spaces took time in its square.)
+const HEADING_ANCHOR = /\{#[^{}]*\}\s*$/;
 /** Script and style blocks are code the page runs, not text a reader reads. */
 const SCRIPT_OR_STYLE = /^\s*<(script|style)\b/i;
 /**

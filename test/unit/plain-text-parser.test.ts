@@ -124,6 +124,18 @@ describe('plain-text parser', () => {
     ]);
   });
 
+  it('keeps a text whose guessed headings would leave it no words (an outline of chapter lines) as text', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, '提纲.txt');
+    fs.writeFileSync(file, '第一章 绪论\n\n第二章 方法\n一、观察\n（一）记录\n');
+    const d = await ingestOk(file);
+    assert.deepEqual(outline(d), [['提纲', 1]]);
+    assert.deepEqual(blockView(d), [
+      ['提纲', 'L1-1', '第一章 绪论'],
+      ['提纲', 'L3-5', '第二章 方法\n一、观察\n（一）记录'],
+    ]);
+  });
+
   it('reads Traditional Chinese notes saved as Big5', async () => {
     const d = await ingestOk(fixture('text', 'biology-big5.txt'));
     assert.equal(d.encoding, 'big5');

@@ -60,8 +60,8 @@ function chapterAt(lines: readonly string[], j: number): boolean {
 }
 
 /** Whether line `j` of a run of lines opens a paragraph or a chapter although no blank line comes before it. */
-function opensParagraph(lines: readonly string[], j: number): boolean {
-  return PARAGRAPH_INDENT.test(lines[j]!) || (chapterAt(lines, j) && CLOSED.test(lines[j - 1]!));
+function opensParagraph(lines: readonly string[], j: number, headings: boolean): boolean {
+  return PARAGRAPH_INDENT.test(lines[j]!) || (headings && chapterAt(lines, j) && CLOSED.test(lines[j - 1]!));
 }
 
 /** A heading only where the text leaves no doubt; anything else stays a paragraph. */
@@ -80,6 +80,45 @@ function headingLevel(para: readonly string[]): number | null {
   return null;
 }
 
+/** A text's paragraphs, and its headings where `headings` is set and the text leaves no doubt. */
+function paragraphs(source: SourceLines, headings: boolean): { sections: SectionDraft[]; units: Unit[] } {
+  const { lines } = source;
+  const sections: SectionDraft[] = [];
+  const units: Unit[] = [];
+  const stack: Array<{ level: number; index: number }> = [];
+  let current = -1;
+  let i = 0;
+  while (i < lines.length) {
+    if (BLANK.test(lines[i]!)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    i++;
+    if (!(headings && chapterAt(lines, start))) while (i < lines.length && !BLANK.test(lines[i]!) && !opensParagraph(lines, i, headings)) i++;
+    const para = lines.slice(start, i);
+    const level = headings ? headingLevel(para) : null;
+    if (level !== null) {
+      while (stack.length && stack[stack.length - 1]!.level >= level) stack.pop();
+      sections.push({
+        title: para[0]!.trim(),
+        parent: stack.length ? stack[stack.length - 1]!.index : null,
+        location: { kind: 'lines', line_start: start + 1, line_end: i },
+      });
+      current = sections.length - 1;
+      stack.push({ level, index: current });
+      continue;
+    }
+    if (current < 0) {
+      sections.push({ title: PREAMBLE_TITLE, parent: null, location: null });
+      current = 0;
+    }
+    const unit = unitFromLines(source, start, i, current, 'prose');
+    if (unit) units.push(unit);
+  }
+  return { sections, units };
+}
+
 export const plainTextParser: DocumentParser = {
   format: 'text',
   extensions: ['.txt', '.text'],
@@ -87,40 +126,10 @@ export const plainTextParser: DocumentParser = {
     ctx.signal?.throwIfAborted();
     const { text, encoding } = decodeText(bytes);
     const source = new SourceLines(text);
-    const { lines } = source;
-    const sections: SectionDraft[] = [];
-    const units: Unit[] = [];
-    const stack: Array<{ level: number; index: number }> = [];
-    let current = -1;
-    let i = 0;
-    while (i < lines.length) {
-      if (BLANK.test(lines[i]!)) {
-        i++;
-        continue;
-      }
-      const start = i;
-      i++;
-      if (!chapterAt(lines, start)) while (i < lines.length && !BLANK.test(lines[i]!) && !opensParagraph(lines, i)) i++;
-      const para = lines.slice(start, i);
-      const level = headingLevel(para);
-      if (level !== null) {
-        while (stack.length && stack[stack.length - 1]!.level >= level) stack.pop();
-        sections.push({
-          title: para[0]!.trim(),
-          parent: stack.length ? stack[stack.length - 1]!.index : null,
-          location: { kind: 'lines', line_start: start + 1, line_end: i },
-        });
-        current = sections.length - 1;
-        stack.push({ level, index: current });
-        continue;
-      }
-      if (current < 0) {
-        sections.push({ title: PREAMBLE_TITLE, parent: null, location: null });
-        current = 0;
-      }
-      const unit = unitFromLines(source, start, i, current, 'prose');
-      if (unit) units.push(unit);
-    }
-    return { format: 'text', title: null, sections, units, encoding, pageCount: null };
+    let parsed = paragraphs(source, true);
+    // Headings in plain text are a guess: a text they would leave without a word of its own (an outline
+    // of 第一章 … lines) is all text instead, not an empty document.
+    if (parsed.units.length === 0 && parsed.sections.length > 0) parsed = paragraphs(source, false);
+    return { format: 'text', title: null, ...parsed, encoding, pageCount: null };
   },
 };

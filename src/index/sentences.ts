@@ -51,7 +51,7 @@ function sentenceEnd(sentence: string): number {
   let end = sentence.length - 1;
   while (end >= 0 && sentence.charCodeAt(end) <= 32) end--;
   const c = sentence.charCodeAt(end);
-  if (c === 46) return (sentence.length < 400 ? ABBREVIATION_END.test(sentence) : ABBREVIATION_END.test(sentence.slice(-40))) ? ABBREVIATION : 0;
+  if (c === 46) return ABBREVIATION_END.test(sentence.length > 64 ? sentence.slice(-64) : sentence) ? ABBREVIATION : 0;
   return (c === 33 || c === 63 || c === 41 || c > 127 || c === 34 || c === 39 || c === 93) && BANG_END.test(sentence.slice(-8)) ? BANG : 0;
 }
 
@@ -113,8 +113,8 @@ const CALLOUT = /^\[![\w-]+\][+-]?[ \t]*/;
 
 /**
  * A block's opening as prose for its section's first sentence: Markdown's block markers (quote `>`, list
- * bullets and numbers, a task box, table pipes, a heading's `#`s in a quote, a callout's `[!type]`) are not words, and a code
- * block's fence line says only its language, so its first line of code stands in.
+ * bullets and numbers, a task box, table pipes, a heading's `#`s in a quote, a callout's `[!type]`) are
+ * not words, and a code block's fence line says only its language, so its first line of code stands in.
  */
 function proseHead(text: string): string {
   // Only the head is segmented, so only a little more than the head is looked at.
@@ -168,10 +168,10 @@ const IMAGE = String.raw`!\[[^\]\n]*\](?:${DESTINATION}|\[[^\]\n]*\])`;
 /**
  * Inline markup, in one pass from left to right so that a code span's content is never taken for markup:
  * 1 and 2 a code span (its words as written), 3 a link's text (`[![npm][badge]](link)` is an image in a
- * link), 4 a reference link's text; the rest carries no words: an image, an HTML comment, an HTML tag of
+ * link), 4 a reference link's text. The rest carries no words: an image; an HTML comment; an HTML tag of
  * prose (in lower case, as Markdown writes them: `i` made the scan slower) or a component's
- * (`<ScrimbaLink …>`, as VitePress and MDX pages embed them), strong and emphasis stars and underscores (a star between spaces is arithmetic, an underscore
- * inside a word is part of it).
+ * (`<ScrimbaLink …>`, as VitePress and MDX pages embed them); strong and emphasis stars and underscores
+ * (a star between spaces is arithmetic, an underscore inside a word is part of it).
  */
 const MARKUP = new RegExp(
   [
@@ -226,18 +226,9 @@ function tidy(sentence: string): string {
   return s.length > FIRST_SENTENCE_MAX_CHARS ? `${s.slice(0, FIRST_SENTENCE_MAX_CHARS)}…` : s;
 }
 
+/** The first sentence of one text (see firstSentences). */
 export function firstSentence(text: string): string {
-  const head = proseHead(text).slice(0, HEAD_CHARS);
-  if (head.length === 0) return '';
-  if (opensWithFence(text)) return tidy(head);
-  const parts = Array.from(segmenter.segment(head), (s) => s.segment);
-  let sentence = '';
-  for (let k = 0; k < parts.length; k++) {
-    // Sentences without words (a bullet standing alone) are passed over.
-    sentence = WORDY.test(sentence) ? sentence + parts[k]! : parts[k]!;
-    if (WORDY.test(sentence) && !(k + 1 < parts.length && sentenceGoesOn(sentence, parts[k + 1]!))) break;
-  }
-  return WORDY.test(sentence) ? tidy(sentence) : '';
+  return firstSentences([text])[0]!;
 }
 
 /**

@@ -10,7 +10,7 @@ function walk(dir: string): string[] {
 }
 
 describe('first sentences', () => {
-  it('are the same from one batched pass as from one segmenter call per text (every fixture paragraph, English and Chinese)', () => {
+  it('are the same from one batched pass as text by text (every fixture paragraph, English and Chinese)', () => {
     const paras = walk(FIXTURES)
       .filter((f) => /\.(md|txt)$/.test(f))
       .flatMap((f) => fs.readFileSync(f, 'utf8').split(/\n\s*\n/));

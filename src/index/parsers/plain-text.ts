@@ -52,7 +52,7 @@ function chineseHeadingLevel(line: string): number | null {
  * A heading line that stands alone: not underlined (setext is handled as such), and not one of a list of
  * lines of its level (a table of contents, or points numbered 一、二、三、, is a paragraph).
  */
-function chapterAt(lines: readonly string[], j: number): boolean {
+function standaloneHeadingAt(lines: readonly string[], j: number): boolean {
   const level = chineseHeadingLevel(lines[j]!);
   if (level === null) return false;
   const next = lines[j + 1] ?? '';
@@ -61,7 +61,7 @@ function chapterAt(lines: readonly string[], j: number): boolean {
 
 /** Whether line `j` of a run of lines opens a paragraph or a chapter although no blank line comes before it. */
 function opensParagraph(lines: readonly string[], j: number, headings: boolean): boolean {
-  return PARAGRAPH_INDENT.test(lines[j]!) || (headings && chapterAt(lines, j) && CLOSED.test(lines[j - 1]!));
+  return PARAGRAPH_INDENT.test(lines[j]!) || (headings && standaloneHeadingAt(lines, j) && CLOSED.test(lines[j - 1]!));
 }
 
 /** A heading only where the text leaves no doubt; anything else stays a paragraph. */
@@ -95,7 +95,7 @@ function paragraphs(source: SourceLines, headings: boolean): { sections: Section
     }
     const start = i;
     i++;
-    if (!(headings && chapterAt(lines, start))) while (i < lines.length && !BLANK.test(lines[i]!) && !opensParagraph(lines, i, headings)) i++;
+    if (!(headings && standaloneHeadingAt(lines, start))) while (i < lines.length && !BLANK.test(lines[i]!) && !opensParagraph(lines, i, headings)) i++;
     const para = lines.slice(start, i);
     const level = headings ? headingLevel(para) : null;
     if (level !== null) {

@@ -279,6 +279,18 @@ describe('Markdown parser', () => {
     assert.equal((await ingestOk(file)).title, 'biology___cells', 'only leading property lines are page properties');
   });
 
+  it('leaves out a table-of-contents directive ([TOC], [[toc]], [[_TOC_]], ${toc}), which editors replace by the headings', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'notes.md');
+    fs.writeFileSync(file, '[TOC]\n\n# 细胞\n\n[[toc]]\n\n正文。\n\n[[_TOC_]]\n\n${toc}\n\nSee [TOC] in text.\n');
+    const d = await ingestOk(file);
+    assert.deepEqual(outline(d), [['细胞', 1]]);
+    assert.deepEqual(blockView(d), [
+      ['细胞', 'L7-7', '正文。'],
+      ['细胞', 'L13-13', 'See [TOC] in text.'],
+    ]);
+  });
+
   it('leaves out MDX’s import/export statements and {/* comments */}, which are code; in .md they are text', async () => {
     const dir = tempDir();
     const source =

@@ -75,6 +75,8 @@ const SCRIPT_OR_STYLE = /^\s*<(script|style)\b/i;
  * paragraph, or a paragraph is only a `{/* comment *\/}`.
  */
 const MDX_CODE = /^(?:import\s[^\n]*?['"][^'"\n]+['"];?\s*(?:\n|$)|export\s+(?:const|let|var|function|class|default|async|\{|\*)|\{\/\*[\s\S]*\*\/\}\s*$)/;
+/** A table-of-contents directive alone in its paragraph (Typora `[TOC]`, VitePress `[[toc]]`, GitLab `[[_TOC_]]`): layout. */
+const TOC_DIRECTIVE = /^\s*(?:\[toc\]|\[\[_?toc_?\]\]|\$\{toc\})\s*$/i;
 /** An HTML block that is one heading element, whatever its attributes and inner markup. */
 const HTML_HEADING = /^\s*<h([1-6])(?:\s[^>]*)?>([\s\S]*?)<\/h\1>\s*$/i;
 
@@ -281,6 +283,7 @@ export const markdownParser: DocumentParser = {
         continue;
       }
       const kind = BLOCK_KIND[t.type];
+      if (kind === 'prose' && end - start === 1 && TOC_DIRECTIVE.test(lines[start]!)) continue;
       if (mdx && kind === 'prose' && MDX_CODE.test(source.slice(start, end))) continue;
       if (kind === 'list') {
         i = addList(i, start, end);

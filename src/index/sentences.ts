@@ -160,7 +160,7 @@ function codeHead(fenced: string): string {
 }
 
 /** Characters that can start inline markup. */
-const INLINE_MARK = /[`*_[<!]/;
+const INLINE_MARK = /[`*_[<!=]/;
 /** A link's destination, one level of parentheses inside allowed (Wikipedia's `(biology)`). */
 const DESTINATION = String.raw`\((?:[^()\n]|\([^()\n]*\))*\)`;
 /** An image, inline or by reference: a picture or a README's badge, no words of the text. */
@@ -168,7 +168,7 @@ const IMAGE = String.raw`!\[[^\]\n]*\](?:${DESTINATION}|\[[^\]\n]*\])`;
 /**
  * Inline markup, in one pass from left to right so that a code span's content is never taken for markup:
  * 1 and 2 a code span (its words as written), 3 a link's text (`[![npm][badge]](link)` is an image in a
- * link), 4 a reference link's text. The rest carries no words: an image; an HTML comment; an HTML tag of
+ * link), 4 a reference link's text, 5 a highlight's (`==重点==`, as Obsidian and Typora mark them). The rest carries no words: an image; an HTML comment; an HTML tag of
  * prose (in lower case, as Markdown writes them: `i` made the scan slower) or a component's
  * (`<ScrimbaLink …>`, as VitePress and MDX pages embed them); strong and emphasis stars and underscores
  * (a star between spaces is arithmetic, an underscore inside a word is part of it).
@@ -178,6 +178,7 @@ const MARKUP = new RegExp(
     '(`+)([^`]*?)\\1',
     String.raw`\[((?:${IMAGE}|[^\]\n])*)\]${DESTINATION}`,
     String.raw`\[((?:${IMAGE}|[^\]\n])*)\]\[[^\]\n]*\]`,
+    '==(?=[^\\s=])([^=\\n]*[^\\s=])==',
     IMAGE,
     '<!--[\\s\\S]*?(?:-->|$)',
     String.raw`<\/?(?:a|abbr|b|big|br|center|code|del|details|div|em|font|h[1-6]|i|img|ins|kbd|mark|p|picture|s|small|source|span|strong|sub|summary|sup|u|[A-Z][A-Za-z0-9]*)\b[^>]*>`,
@@ -187,7 +188,7 @@ const MARKUP = new RegExp(
   ]
     .join('|')
     // Only where markup can start: the scan skips other characters quickly.
-    .replace(/^/, '(?=[`![<*_])(?:')
+    .replace(/^/, '(?=[`![<*_=])(?:')
     .concat(')'),
   'g',
 );
@@ -197,7 +198,9 @@ const MARKUP_MAX_CHARS = 8192;
 
 /** Text with its inline markup replaced by the words it shows; a link's text may hold markup of its own. */
 function worded(text: string): string {
-  return text.replace(MARKUP, (_m, _ticks?: string, code?: string, link?: string, ref?: string) => code ?? (link || ref ? worded((link || ref)!) : ''));
+  return text.replace(MARKUP, (_m, _ticks?: string, code?: string, link?: string, ref?: string, mark?: string) =>
+    code ?? (link || ref || mark ? worded((link || ref || mark)!) : ''),
+  );
 }
 
 /**

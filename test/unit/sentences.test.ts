@@ -37,6 +37,8 @@ describe('first sentences', () => {
     const readme = `[![npm](https://img.shields.io/npm/v/x.svg)](https://npmjs.com/x) [![CI][ci-img]][ci-url]\n\n${'[<img src="logo.svg" alt="x" />](https://x.dev) '.repeat(8)}\n\n> **x** is a [tiny](https://x.dev/why) library for \`snake_case\` and __bold__ _em_ text, 2 * 3 times faster than [\`<Big>\` (v2)](https://en.wikipedia.org/wiki/Big_(library)). More.`;
     assert.equal(firstSentence(readme), 'x is a tiny library for snake_case and bold em text, 2 * 3 times faster than <Big> (v2).');
     assert.equal(firstSentence('`*` - any value'), '* - any value', 'a code span is words, not a list marker');
+    assert.equal(firstSentence('线粒体是==有氧呼吸==的主要场所。其次。'), '线粒体是有氧呼吸的主要场所。', 'a highlight is its words');
+    assert.equal(firstSentence('If a == b and c == d, stop.'), 'If a == b and c == d, stop.');
     assert.equal(firstSentence('<p align="center"><!-- logo --><b>Fast</b> search.</p>'), 'Fast search.');
     assert.equal(firstSentence('<ScrimbaLink href="https://scrimba.com/x" title="Lesson">\n  Watch a lesson\n</ScrimbaLink>'), 'Watch a lesson', 'a component’s tags are markup');
     assert.equal(firstSentence('•\n\nYou have written a feature. Next.'), 'You have written a feature.', 'a bullet standing alone is no sentence');

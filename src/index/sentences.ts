@@ -167,15 +167,18 @@ const DESTINATION = String.raw`\((?:[^()\n]|\([^()\n]*\))*\)`;
 const IMAGE = String.raw`!\[[^\]\n]*\](?:${DESTINATION}|\[[^\]\n]*\])`;
 /**
  * Inline markup, in one pass from left to right so that a code span's content is never taken for markup:
- * 1 and 2 a code span (its words as written), 3 a link's text (`[![npm][badge]](link)` is an image in a
- * link), 4 a reference link's text, 5 a highlight's (`==重点==`, as Obsidian and Typora mark them). The rest carries no words: an image; an HTML comment; an HTML tag of
- * prose (in lower case, as Markdown writes them: `i` made the scan slower) or a component's
+ * 1 and 2 a code span (its words as written), 3 and 4 an Obsidian wikilink's target and alias
+ * (`[[Page|alias]]`; an embed, `![[diagram.png]]`, shows no words), 5 a link's text (`[![npm][badge]](link)`
+ * is an image in a link), 6 a reference link's text, 7 a highlight's (`==重点==`, as Obsidian and Typora
+ * mark them). The rest carries no words: an image; an HTML comment; an HTML tag of prose (in lower case, as Markdown writes them: `i` made the scan slower) or a component's
  * (`<ScrimbaLink …>`, as VitePress and MDX pages embed them); strong and emphasis stars and underscores
  * (a star between spaces is arithmetic, an underscore inside a word is part of it).
  */
 const MARKUP = new RegExp(
   [
     '(`+)([^`]*?)\\1',
+    String.raw`!\[\[[^\]\n]*\]\]`,
+    String.raw`\[\[([^\]|\n]+)(?:\|([^\]\n]+))?\]\]`,
     String.raw`\[((?:${IMAGE}|[^\]\n])*)\]${DESTINATION}`,
     String.raw`\[((?:${IMAGE}|[^\]\n])*)\]\[[^\]\n]*\]`,
     '==(?=[^\\s=])([^=\\n]*[^\\s=])==',
@@ -198,9 +201,12 @@ const MARKUP_MAX_CHARS = 8192;
 
 /** Text with its inline markup replaced by the words it shows; a link's text may hold markup of its own. */
 function worded(text: string): string {
-  return text.replace(MARKUP, (_m, _ticks?: string, code?: string, link?: string, ref?: string, mark?: string) =>
-    code ?? (link || ref || mark ? worded((link || ref || mark)!) : ''),
-  );
+  return text.replace(MARKUP, (_m, _ticks?: string, code?: string, page?: string, alias?: string, link?: string, ref?: string, mark?: string) => {
+    if (code !== undefined) return code;
+    // Obsidian shows a wikilink as its alias, else its target ("Note#Heading" as "Note > Heading").
+    if (page !== undefined) return alias?.trim() ?? page.trim().replace(/#/g, ' > ');
+    return link || ref || mark ? worded((link || ref || mark)!) : '';
+  });
 }
 
 /**

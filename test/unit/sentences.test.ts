@@ -39,6 +39,11 @@ describe('first sentences', () => {
     assert.equal(firstSentence('`*` - any value'), '* - any value', 'a code span is words, not a list marker');
     assert.equal(firstSentence('线粒体是==有氧呼吸==的主要场所。其次。'), '线粒体是有氧呼吸的主要场所。', 'a highlight is its words');
     assert.equal(firstSentence('If a == b and c == d, stop.'), 'If a == b and c == d, stop.');
+    assert.equal(
+      firstSentence('See [[Glycolysis]] ![[krebs.png]] and [[Cell biology#Membranes|membranes]] in [[Cell biology#Membranes]]. Next.'),
+      'See Glycolysis and membranes in Cell biology > Membranes.',
+      'Obsidian wikilinks as Obsidian shows them; an embed shows no words',
+    );
     assert.equal(firstSentence('<p align="center"><!-- logo --><b>Fast</b> search.</p>'), 'Fast search.');
     assert.equal(firstSentence('<ScrimbaLink href="https://scrimba.com/x" title="Lesson">\n  Watch a lesson\n</ScrimbaLink>'), 'Watch a lesson', 'a component’s tags are markup');
     assert.equal(firstSentence('•\n\nYou have written a feature. Next.'), 'You have written a feature.', 'a bullet standing alone is no sentence');

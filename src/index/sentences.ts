@@ -160,7 +160,7 @@ function codeHead(fenced: string): string {
 }
 
 /** Characters that can start inline markup. */
-const INLINE_MARK = /[`*_[<!=]/;
+const INLINE_MARK = /[`*_[<!=%]/;
 /** A link's destination, one level of parentheses inside allowed (Wikipedia's `(biology)`). */
 const DESTINATION = String.raw`\((?:[^()\n]|\([^()\n]*\))*\)`;
 /** An image, inline or by reference: a picture or a README's badge, no words of the text. */
@@ -170,7 +170,8 @@ const IMAGE = String.raw`!\[[^\]\n]*\](?:${DESTINATION}|\[[^\]\n]*\])`;
  * 1 and 2 a code span (its words as written), 3 and 4 an Obsidian wikilink's target and alias
  * (`[[Page|alias]]`; an embed, `![[diagram.png]]`, shows no words), 5 a link's text (`[![npm][badge]](link)`
  * is an image in a link), 6 a reference link's text, 7 a highlight's (`==重点==`, as Obsidian and Typora
- * mark them). The rest carries no words: an image; an HTML comment; an HTML tag of prose (in lower case, as Markdown writes them: `i` made the scan slower) or a component's
+ * mark them). The rest carries no words: an image; an HTML or Obsidian (`%%…%%`) comment; an HTML tag
+ * of prose (in lower case, as Markdown writes them: `i` made the scan slower) or a component's
  * (`<ScrimbaLink …>`, as VitePress and MDX pages embed them); strong and emphasis stars and underscores
  * (a star between spaces is arithmetic, an underscore inside a word is part of it).
  */
@@ -184,6 +185,7 @@ const MARKUP = new RegExp(
     '==(?=[^\\s=])([^=\\n]*[^\\s=])==',
     IMAGE,
     '<!--[\\s\\S]*?(?:-->|$)',
+    '%%[\\s\\S]*?%%',
     String.raw`<\/?(?:a|abbr|b|big|br|center|code|del|details|div|em|font|h[1-6]|i|img|ins|kbd|mark|p|picture|s|small|source|span|strong|sub|summary|sup|u|[A-Z][A-Za-z0-9]*)\b[^>]*>`,
     String.raw`\*\*\*?|(?<![^\s(])\*(?=[^\s*])|(?<=[^\s*])\*(?![^\s).,;:!?])`,
     // Letters and digits: any character past ASCII counts as one (no `u` flag: a third faster).
@@ -191,7 +193,7 @@ const MARKUP = new RegExp(
   ]
     .join('|')
     // Only where markup can start: the scan skips other characters quickly.
-    .replace(/^/, '(?=[`![<*_=])(?:')
+    .replace(/^/, '(?=[`![<*_=%])(?:')
     .concat(')'),
   'g',
 );

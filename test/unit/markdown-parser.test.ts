@@ -279,10 +279,10 @@ describe('Markdown parser', () => {
     assert.equal((await ingestOk(file)).title, 'biology___cells', 'only leading property lines are page properties');
   });
 
-  it('leaves out a table-of-contents directive ([TOC], [[toc]], [[_TOC_]], ${toc}), which editors replace by the headings', async () => {
+  it('leaves out a table-of-contents directive ([TOC], [[toc]], [[_TOC_]], ${toc}), which editors replace by the headings, and an Obsidian %% comment %% paragraph', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'notes.md');
-    fs.writeFileSync(file, '[TOC]\n\n# 细胞\n\n[[toc]]\n\n正文。\n\n[[_TOC_]]\n\n${toc}\n\nSee [TOC] in text.\n');
+    fs.writeFileSync(file, '[TOC]\n\n# 细胞\n\n[[toc]]\n\n正文。\n\n[[_TOC_]]\n\n${toc}\n\nSee [TOC] in text.\n\n%% an Obsidian comment,\nhidden as HTML comments are %%\n');
     const d = await ingestOk(file);
     assert.deepEqual(outline(d), [['细胞', 1]]);
     assert.deepEqual(blockView(d), [

@@ -77,6 +77,7 @@ const SCRIPT_OR_STYLE = /^\s*<(script|style)\b/i;
 const MDX_CODE = /^(?:import\s[^\n]*?['"][^'"\n]+['"];?\s*(?:\n|$)|export\s+(?:const|let|var|function|class|default|async|\{|\*)|\{\/\*[\s\S]*\*\/\}\s*$)/;
 /** A table-of-contents directive alone in its paragraph (Typora `[TOC]`, VitePress `[[toc]]`, GitLab `[[_TOC_]]`): layout. */
 const TOC_DIRECTIVE = /^\s*(?:\[toc\]|\[\[_?toc_?\]\]|\$\{toc\})\s*$/i;
+const OBSIDIAN_COMMENT = /^\s*%%(?:[^%]|%(?!%))*%%\s*$/;
 /** An HTML block that is one heading element, whatever its attributes and inner markup. */
 const HTML_HEADING = /^\s*<h([1-6])(?:\s[^>]*)?>([\s\S]*?)<\/h\1>\s*$/i;
 
@@ -284,6 +285,8 @@ export const markdownParser: DocumentParser = {
       }
       const kind = BLOCK_KIND[t.type];
       if (kind === 'prose' && end - start === 1 && TOC_DIRECTIVE.test(lines[start]!)) continue;
+      // An Obsidian comment (`%% … %%`) that is a whole paragraph is hidden, as an HTML comment is.
+      if (kind === 'prose' && OBSIDIAN_COMMENT.test(source.slice(start, end))) continue;
       if (mdx && kind === 'prose' && MDX_CODE.test(source.slice(start, end))) continue;
       if (kind === 'list') {
         i = addList(i, start, end);

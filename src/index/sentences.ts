@@ -120,6 +120,7 @@ function proseHead(text: string): string {
   // Only the head is segmented, so only a little more than the head is looked at.
   let t = (text.length > HEAD_CHARS + 64 ? text.slice(0, HEAD_CHARS + 64) : text).trim();
   if (FENCE.test(t)) return codeHead(t);
+  if (t.includes(':: ')) t = t.replace(PROPERTY_LINES, '').trim();
   // A code span that opens the text is words ("`*` - any value"), not a list marker once unquoted.
   const opensWithCode = t.charCodeAt(0) === 96;
   if (INLINE_MARK.test(t)) t = plainInline(text, t);
@@ -133,6 +134,9 @@ function proseHead(text: string): string {
   const body = first === quoted ? unwrap(row + rest) : `${row}\n${unwrap(rest.slice(1))}`;
   return body.replace(LIST_MARKS, '').trim();
 }
+
+/** Logseq property lines (`tags:: biology`, `id:: 64f0…` under an item): metadata, not words. */
+const PROPERTY_LINES = /^[ \t]*(?:[-*][ \t]+)?[A-Za-z][\w-]*::[ \t].*(?:\n|$)/gm;
 
 /**
  * A line break inside a paragraph, where the next line starts no list item, table row or heading: a

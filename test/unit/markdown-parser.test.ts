@@ -269,7 +269,7 @@ describe('Markdown parser', () => {
     assert.deepEqual(
       d.sections.map((s) => [s.first_sentence, s.location]),
       [
-        ['title:: biology/cells tags:: biology', null],
+        ['', null],
         ['A phospholipid bilayer.', { kind: 'lines', line_start: 5, line_end: 5 }],
         ['Integral proteins span it.', { kind: 'lines', line_start: 7, line_end: 7 }],
         ['Site of respiration.', { kind: 'lines', line_start: 9, line_end: 9 }],

@@ -45,6 +45,8 @@ describe('first sentences', () => {
       'Obsidian wikilinks as Obsidian shows them; an embed shows no words',
     );
     assert.equal(firstSentence('Mitochondria %% check this %% make ATP. Next.'), 'Mitochondria make ATP.', 'an Obsidian comment is hidden');
+    assert.equal(firstSentence('- Membranes are bilayers.\n  id:: 64f0c2a1\n  collapsed:: true\n- Next'), 'Membranes are bilayers.', 'Logseq properties are metadata');
+    assert.equal(firstSentence('Use std::vector here. Next.'), 'Use std::vector here.');
     assert.equal(firstSentence('<p align="center"><!-- logo --><b>Fast</b> search.</p>'), 'Fast search.');
     assert.equal(firstSentence('<ScrimbaLink href="https://scrimba.com/x" title="Lesson">\n  Watch a lesson\n</ScrimbaLink>'), 'Watch a lesson', 'a component’s tags are markup');
     assert.equal(firstSentence('•\n\nYou have written a feature. Next.'), 'You have written a feature.', 'a bullet standing alone is no sentence');

@@ -116,15 +116,16 @@ const CALLOUT = /^\[![\w-]+\][+-]?[ \t]*/;
  * bullets and numbers, a task box, table pipes, a heading's `#`s in a quote, a callout's `[!type]`) are
  * not words, and a code block's fence line says only its language, so its first line of code stands in.
  */
-function proseHead(text: string): string {
+function proseHead(text: string): { head: string; cut: boolean } {
   // Only the head is segmented, so only a little more than the head is looked at.
-  let t = (text.length > HEAD_CHARS + 64 ? text.slice(0, HEAD_CHARS + 64) : text).trim();
-  if (FENCE.test(t)) return codeHead(t);
+  let cut = text.length > HEAD_CHARS + 64;
+  let t = (cut ? text.slice(0, HEAD_CHARS + 64) : text).trim();
+  if (FENCE.test(t)) return { head: codeHead(t), cut: false };
   if (t.includes(':: ')) t = t.replace(PROPERTY_LINES, '').trim();
   // A code span that opens the text is words ("`*` - any value"), not a list marker once unquoted.
   const opensWithCode = t.charCodeAt(0) === 96;
-  if (INLINE_MARK.test(t)) t = plainInline(text, t);
-  if (opensWithCode || !MARKER_START.test(t)) return unwrap(t); // prose, the usual case
+  if (INLINE_MARK.test(t)) ({ plain: t, cut } = plainInline(text, t));
+  if (opensWithCode || !MARKER_START.test(t)) return { head: unwrap(t), cut }; // prose, the usual case
   const nl = t.indexOf('\n');
   const quoted = (nl < 0 ? t : t.slice(0, nl)).replace(QUOTE_MARKS, '').replace(/^#{1,6}[ \t]+/, '');
   const first = quoted.replace(CALLOUT, '');
@@ -132,7 +133,7 @@ function proseHead(text: string): string {
   const rest = nl < 0 ? '' : t.slice(nl).replace(QUOTE_MARKS, '');
   // A callout's title line is a sentence of its own.
   const body = first === quoted ? unwrap(row + rest) : `${row}\n${unwrap(rest.slice(1))}`;
-  return body.replace(LIST_MARKS, '').trim();
+  return { head: body.replace(LIST_MARKS, '').trim(), cut };
 }
 
 /** Logseq property lines (`tags:: biology`, `id:: 64f0…` under an item): metadata, not words. */
@@ -224,10 +225,12 @@ function worded(text: string): string {
  * Markup shrinks a head, so more of the text is taken until the words fill a first sentence's length
  * (a link cut at the end then lies past it).
  */
-function plainInline(text: string, head: string): string {
+function plainInline(text: string, head: string): { plain: string; cut: boolean } {
   for (let take = head.length; ; ) {
     const plain = worded(head).trim();
-    if (plain.length >= FIRST_SENTENCE_MAX_CHARS + 64 || take >= Math.min(text.length, MARKUP_MAX_CHARS)) return plain;
+    // Enough words, and no link cut by the head's end among them (its "](" left as it was).
+    const enough = plain.length >= FIRST_SENTENCE_MAX_CHARS + 64 && !plain.slice(0, FIRST_SENTENCE_MAX_CHARS + 64).includes('](');
+    if (enough || take >= Math.min(text.length, MARKUP_MAX_CHARS)) return { plain, cut: take < text.length };
     take = Math.min(text.length, MARKUP_MAX_CHARS, take * 2);
     head = text.slice(0, take).trim();
   }
@@ -300,7 +303,14 @@ function sentenceAt(segments: Intl.Segments, at: number, end: number): string {
  * section's block opens with its heading line), the sentence after it, within the text's head.
  */
 export function firstSentences(texts: readonly string[], skip?: ReadonlyArray<string | null>): string[] {
-  const heads = texts.map((t, k) => proseHead(skip?.[k] ? afterTitleLine(t, skip[k]!) : t).slice(0, HEAD_CHARS));
+  const heads: string[] = [];
+  /** Whether a head is cut from a longer text: a sentence that reaches its end goes on past it. */
+  const cut: boolean[] = [];
+  for (let k = 0; k < texts.length; k++) {
+    const p = proseHead(skip?.[k] ? afterTitleLine(texts[k]!, skip[k]!) : texts[k]!);
+    heads.push(p.head.length > HEAD_CHARS ? p.head.slice(0, HEAD_CHARS) : p.head);
+    cut.push(p.cut || p.head.length > HEAD_CHARS);
+  }
   const out = new Array<string>(texts.length).fill('');
   for (let k = 0; k < texts.length; k++) {
     if (!opensWithFence(texts[k]!)) continue;
@@ -320,10 +330,14 @@ export function firstSentences(texts: readonly string[], skip?: ReadonlyArray<st
         const title = skip?.[k];
         // The first sentence with words in it that is not the title (a bullet may stand alone).
         let segment = '';
-        for (let at = start; at < headEnd && (!WORDY.test(segment) || (title && isTitleText(segment, title))); at += segment.length) {
+        let at = start;
+        for (; at < headEnd && (!WORDY.test(segment) || (title && isTitleText(segment, title))); at += segment.length) {
           segment = sentenceAt(segments, at, headEnd);
         }
-        out[k] = WORDY.test(segment) && !(title && isTitleText(segment, title)) ? tidy(segment) : '';
+        if (WORDY.test(segment) && !(title && isTitleText(segment, title))) {
+          const sentence = tidy(segment);
+          out[k] = cut[k] && at >= headEnd && !sentence.endsWith('…') ? `${sentence}…` : sentence;
+        }
       }
       start += heads[k]!.length + 1;
     }

@@ -37,6 +37,10 @@ describe('first sentences', () => {
     const readme = `[![npm](https://img.shields.io/npm/v/x.svg)](https://npmjs.com/x) [![CI][ci-img]][ci-url]\n\n${'[<img src="logo.svg" alt="x" />](https://x.dev) '.repeat(8)}\n\n> **x** is a [tiny](https://x.dev/why) library for \`snake_case\` and __bold__ _em_ text, 2 * 3 times faster than [\`<Big>\` (v2)](https://en.wikipedia.org/wiki/Big_(library)). More.`;
     assert.equal(firstSentence(readme), 'x is a tiny library for snake_case and bold em text, 2 * 3 times faster than <Big> (v2).');
     assert.equal(firstSentence('`*` - any value'), '* - any value', 'a code span is words, not a list marker');
+    // A link cut by the head's end, behind markup that shrank the head: more of the text is read.
+    const badge = `[![build](https://img.shields.io/${'b'.repeat(120)})](https://ci.example)`;
+    const words = `Then a ${'very '.repeat(16)}`;
+    assert.equal(firstSentence(`${badge}\n\n${words}[long link text](https://example.com/${'y'.repeat(300)}) end. Next.`), `${words}long link text end.`);
     assert.equal(firstSentence('线粒体是==有氧呼吸==的主要场所。其次。'), '线粒体是有氧呼吸的主要场所。', 'a highlight is its words');
     assert.equal(firstSentence('If a == b and c == d, stop.'), 'If a == b and c == d, stop.');
     assert.equal(

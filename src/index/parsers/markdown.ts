@@ -286,7 +286,7 @@ export const markdownParser: DocumentParser = {
       const kind = BLOCK_KIND[t.type];
       if (kind === 'prose' && end - start === 1 && TOC_DIRECTIVE.test(lines[start]!)) continue;
       // An Obsidian comment (`%% … %%`) that is a whole paragraph is hidden, as an HTML comment is.
-      if (kind === 'prose' && OBSIDIAN_COMMENT.test(source.slice(start, end))) continue;
+      if (kind === 'prose' && lines[start]!.trimStart().startsWith('%%') && OBSIDIAN_COMMENT.test(source.slice(start, end))) continue;
       if (mdx && kind === 'prose' && MDX_CODE.test(source.slice(start, end))) continue;
       if (kind === 'list') {
         i = addList(i, start, end);

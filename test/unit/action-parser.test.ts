@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
+import { fixture } from '../helpers';
 import { parseAction } from '../../src/harness/action-parser';
 import { scopeKey } from '../../src/harness/scope-normalizer';
 
@@ -28,24 +31,42 @@ describe('parseAction', () => {
     assert.equal(plain.kind === 'finish' && plain.clarification, false);
   });
 
-  const bad: Array<[string, string, string]> = [
-    ['no Action at all', 'Thought: hmm, the answer is 42.', 'no_action'],
-    ['two Actions', 'Thought: a\nAction: scan_term[{"input": {"term": "x"}}]\nAction: Finish[done]', 'multiple_actions'],
-    ['no Thought', 'Action: Finish[done]', 'missing_thought'],
-    ['a fabricated Observation', 'Thought: a\nObservation: {"ok": true}\nAction: Finish[done]', 'fabricated_observation'],
-    ['broken JSON', 'Thought: a\nAction: scan_term[{"input": {"term": "x"}]', 'bad_json'],
-    ['JSON that is not an object', 'Thought: a\nAction: scan_term[["x"]]', 'not_object'],
-    ['a tool outside the whitelist', 'Thought: a\nAction: run_python[{"input": {}}]', 'unknown_tool'],
-    ['input missing from the envelope', 'Thought: a\nAction: scan_term[{"term": "x"}]', 'bad_envelope'],
-    ['an unexpected envelope field', 'Thought: a\nAction: scan_term[{"input": {"term": "x"}, "budget": 99}]', 'bad_envelope'],
-  ];
-  for (const [what, text, violation] of bad) {
-    it(`${what} is a protocol error (${violation}) with a message`, () => {
-      const r = parseAction(text, TOOLS);
-      assert.equal(r.kind, 'protocol_error');
-      if (r.kind === 'protocol_error') {
-        assert.equal(r.violation, violation);
-        assert.ok(r.message.length > 10);
+});
+
+interface Expected {
+  kind: 'tool' | 'finish' | 'protocol_error';
+  tool?: string;
+  input?: Record<string, unknown>;
+  rated?: string;
+  answer?: string;
+  clarification?: boolean;
+  violation?: string;
+  message_includes?: string;
+}
+
+describe('parseAction on model turns as models really write them (test/fixtures/model-turns)', () => {
+  const dir = fixture('model-turns');
+  const expected = JSON.parse(fs.readFileSync(path.join(dir, 'expected.json'), 'utf8')) as Record<string, Expected>;
+  it('has a fixture file for every expectation and the reverse', () => {
+    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.txt')).sort(), Object.keys(expected).sort());
+  });
+  for (const [file, e] of Object.entries(expected)) {
+    it(`${file}: ${e.kind === 'protocol_error' ? `rejected (${e.violation})` : `accepted (${e.kind === 'tool' ? e.tool : 'Finish'})`}`, () => {
+      const r = parseAction(fs.readFileSync(path.join(dir, file), 'utf8'), TOOLS);
+      assert.equal(r.kind, e.kind, JSON.stringify(r));
+      if (r.kind === 'tool') {
+        assert.equal(r.tool, e.tool);
+        assert.deepEqual(r.envelope.input, e.input);
+        const rated = r.envelope.previous_observation ? `${r.envelope.previous_observation.tool_call_id}:${r.envelope.previous_observation.information_gain}` : undefined;
+        assert.equal(rated, e.rated);
+      } else if (r.kind === 'finish') {
+        assert.equal(r.answer, e.answer);
+        assert.equal(r.clarification, e.clarification ?? false);
+      } else {
+        assert.equal(r.violation, e.violation);
+        // A correction names the problem and shows the expected form.
+        assert.match(r.message, /Expected: Thought: … then exactly one of {2}Action: tool_name\[\{"input": \{…\}\}\] {2}or {2}Action: Finish\[answer\]$/);
+        if (e.message_includes) assert.ok(r.message.includes(e.message_includes), r.message);
       }
     });
   }

@@ -52,11 +52,18 @@ describe('crash safety of docqa index', () => {
     assert.equal(first.code, 0, first.stderr);
     const dir = new DataDir(store);
     const rand = mulberry32(20261130);
+    // Kill moments are drawn within how long a build of one changed note takes on this machine (a fixed
+    // window let fast machines finish before most kills: 3 of 20 were killed mid-way).
+    fs.writeFileSync(path.join(notes, 'n199.md'), '# Note 199\n\nA timing build: the keyword marker199 stays.\n');
+    const t0 = performance.now();
+    const timing = await run(['index', '--json']);
+    assert.equal(timing.code, 0, timing.stderr);
+    const window = performance.now() - t0;
     let killed = 0;
     for (let round = 0; round < 20; round++) {
       // Each round has something new to embed, so the build does real work when it is killed.
       fs.writeFileSync(path.join(notes, `n${round}.md`), `# Note ${round}\n\nRevision ${round}: the keyword marker${round} moved here.\n`);
-      const r = await run(['index', '--json'], Math.floor(rand() * 1200));
+      const r = await run(['index', '--json'], Math.floor(rand() * window * 0.9));
       if (r.signal === 'SIGKILL') killed++;
       else assert.equal(r.code, 0, `round ${round}: ${r.stderr}`);
       const active = await loadActiveSnapshot(dir);

@@ -72,7 +72,7 @@ export async function harnessBench(): Promise<BenchRow[]> {
           model,
           bundle,
           budgets: Budgets.parse({ max_context_tokens: 1_000_000, max_request_tokens: 10_000_000 }),
-          embedQuery: async () => qv,
+          embedQuery: async () => ({ vector: qv, tokens: 1, estimated: false }),
           tracer: mode && writer ? new Tracer(mode, writer) : undefined,
           onEvent: (e) => {
             if (e.type === 'tool_requested') toolStart = performance.now();
@@ -82,7 +82,7 @@ export async function harnessBench(): Promise<BenchRow[]> {
         totalMs += performance.now() - t;
         if (writer) {
           const c = performance.now();
-          const o = await writer.close({ trace_id: '0'.repeat(32), mode: mode!, started_at: new Date().toISOString(), question: 'q', manifest: PLACEHOLDER_MANIFEST, release: r.release, stop_reason: null, counts: {}, tokens: {} });
+          const o = await writer.close({ trace_id: '0'.repeat(32), mode: mode!, started_at: new Date().toISOString(), question: 'q', manifest: PLACEHOLDER_MANIFEST, release: r.release, stop_reason: null, counts: {}, tokens: { prompt: 0, completion: 0, embedding: 0 } });
           closeMs += performance.now() - c;
           if (o.partial) throw new Error(`bench trace partial: ${o.writer_error}`);
         }

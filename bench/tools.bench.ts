@@ -51,7 +51,7 @@ export async function toolsBench(): Promise<BenchRow[]> {
     await writeBenchSnapshot(dir, id, documents, matrix, DIMS);
     const snapshot = await loadSnapshot(dir, id);
     const qv = Float32Array.from({ length: DIMS }, rnd);
-    const ctx: ToolContext = { snapshot, embedQuery: async () => qv };
+    const ctx: ToolContext = { snapshot, embedQuery: async () => ({ vector: qv, tokens: 1, estimated: false }) };
     const time = async (name: ToolName, inputs: unknown[]) => {
       await runTool(name, inputs[0], ctx); // warm-up (scan_term folds the collection once per snapshot)
       const out: number[] = [];

@@ -10,6 +10,7 @@ import { IngestOptions } from '../index/model';
 import { Budgets } from '../harness/budget';
 import { Redactor } from '../trace/redact';
 import { TraceMode } from '../trace/trace-model';
+import { isLoopback } from '../common/provider-failure';
 
 /** Only the CLI reads the environment; the core gets plain values. */
 export function resolveStore(flag: string | undefined, env: NodeJS.ProcessEnv): DataDir {
@@ -60,11 +61,15 @@ export interface EmbeddingSetup {
  * (there is no default embedding provider). The key is read here and handed on, never printed.
  */
 export function embeddingFromEnv(env: NodeJS.ProcessEnv): EmbeddingSetup {
-  const provider = (env.DOCQA_EMBEDDING_PROVIDER ?? 'openai-compatible').trim();
+  const provider = (env.DOCQA_EMBEDDING_PROVIDER || 'openai-compatible').trim();
   if (provider === 'none') return { config: { provider: 'none' }, apiKey: '' };
   if (provider !== 'openai-compatible') throw new UsageError(`DOCQA_EMBEDDING_PROVIDER must be "openai-compatible" or "none", not "${provider}"`);
   if (!env.DOCQA_EMBEDDING_BASE_URL || !env.DOCQA_EMBEDDING_MODEL) {
     throw new UsageError('set DOCQA_EMBEDDING_BASE_URL and DOCQA_EMBEDDING_MODEL (and DOCQA_EMBEDDING_API_KEY), or DOCQA_EMBEDDING_PROVIDER=none for keyword-only search');
+  }
+  // Nothing is sent without a key (a server on this machine may need none).
+  if (!env.DOCQA_EMBEDDING_API_KEY && !isLoopback(env.DOCQA_EMBEDDING_BASE_URL)) {
+    throw new UsageError(`no embedding API key: set DOCQA_EMBEDDING_API_KEY to your key for ${env.DOCQA_EMBEDDING_BASE_URL} (model ${env.DOCQA_EMBEDDING_MODEL}), or DOCQA_EMBEDDING_PROVIDER=none for keyword-only search; nothing was sent`);
   }
   const dims = env.DOCQA_EMBEDDING_DIMENSIONS;
   if (dims !== undefined && !/^\d+$/.test(dims)) throw new UsageError('DOCQA_EMBEDDING_DIMENSIONS must be a whole number');
@@ -100,7 +105,11 @@ export function chatFromEnv(env: NodeJS.ProcessEnv): { config: ChatConfig; apiKe
   return { config: parsed.data, apiKey: env.DOCQA_CHAT_API_KEY ?? '' };
 }
 
+export const DEFAULT_MAX_QUESTION_CHARS = 4000;
+
 export interface RunSettings {
+  /** Longest question `ask` accepts, in characters (DOCQA_MAX_QUESTION_CHARS, default 4000). */
+  maxQuestionChars: number;
   budgets: Budgets;
   thresholds: { noGain: number; violations: number };
   traceMode: TraceMode;
@@ -137,7 +146,9 @@ export function runSettingsFromEnv(env: NodeJS.ProcessEnv): RunSettings {
   if (!mode.success) throw new UsageError(`DOCQA_TRACE must be "metadata" or "full", not "${env.DOCQA_TRACE}"`);
   const keepTraces = whole('DOCQA_KEEP_TRACES') ?? 500;
   if (keepTraces < 1) throw new UsageError('DOCQA_KEEP_TRACES must be at least 1');
-  return { budgets: budgets.data, thresholds: { noGain, violations }, traceMode: mode.data, keepTraces };
+  const maxQuestionChars = whole('DOCQA_MAX_QUESTION_CHARS') ?? DEFAULT_MAX_QUESTION_CHARS;
+  if (maxQuestionChars < 1) throw new UsageError('DOCQA_MAX_QUESTION_CHARS must be at least 1');
+  return { maxQuestionChars, budgets: budgets.data, thresholds: { noGain, violations }, traceMode: mode.data, keepTraces };
 }
 
 /** Both API keys from the environment: everything the CLI prints or writes is scrubbed of them. */

@@ -1,5 +1,6 @@
 import type { DataDir } from '../index/data-dir';
 import type { LoadedSnapshot } from '../index/snapshot-store';
+import type { QueryEmbedder } from '../tools/tool';
 import type { CliIo } from './main';
 
 /** What every command group needs from the program: output, the data directory, the query embedder. */
@@ -7,7 +8,7 @@ export interface CommandContext {
   io: CliIo;
   store: () => DataDir;
   json: (value: unknown) => void;
-  queryEmbedder: (snapshot: LoadedSnapshot) => ((q: string, signal?: AbortSignal) => Promise<Float32Array>) | undefined;
+  queryEmbedder: (snapshot: LoadedSnapshot) => QueryEmbedder | undefined;
 }
 
 /** The prompt language for a question: Chinese when it has Chinese characters. */

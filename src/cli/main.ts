@@ -10,6 +10,7 @@ import { addSources, loadSources, removeSource } from '../index/sources';
 import { buildSnapshot } from '../index/build-snapshot';
 import { activateSnapshot, deleteSnapshot, listSnapshots, readActiveId } from '../index/snapshot-store';
 import { embeddingFromEnv, chatFromEnv, ingestOptionsFromEnv, redactorFromEnv, resolveStore, retentionFromEnv, runSettingsFromEnv } from './cli-env';
+import { isLoopback } from '../common/provider-failure';
 import { ChatClient } from '../harness/model-client';
 import { activeBundle } from '../harness/prompt-store';
 import { runTraced } from '../trace/traced-run';
@@ -232,8 +233,11 @@ function buildProgram(io: CliIo): Command {
     .action(async (question: string, o: { json?: boolean; lang?: string; prompt?: string; trace?: string }) => {
       if (o.lang !== undefined && o.lang !== 'zh' && o.lang !== 'en') throw new UsageError('--lang must be zh or en');
       if (o.trace !== undefined && o.trace !== 'metadata' && o.trace !== 'full') throw new UsageError('--trace must be metadata or full');
-      const chat = chatFromEnv(io.env);
       const settings = runSettingsFromEnv(io.env);
+      checkQuestion(question, settings.maxQuestionChars);
+      const chat = chatFromEnv(io.env);
+      // Nothing is sent without a key (a server on this machine may need none).
+      if (!chat.apiKey && !isLoopback(chat.config.base_url)) throw new UsageError(`no chat API key: set DOCQA_CHAT_API_KEY to your key for ${chat.config.base_url} (model ${chat.config.model}); nothing was sent`);
       const dir = store();
       const lang = (o.lang as 'zh' | 'en' | undefined) ?? questionLanguage(question);
       const bundle = await activeBundle(dir, lang, o.prompt);
@@ -241,6 +245,7 @@ function buildProgram(io: CliIo): Command {
       if (!handle) throw new DocQaError('collection_unavailable', 'no snapshot is active; build one with `docqa index`');
       try {
         const { snapshot } = handle;
+        checkQueryEmbedding(snapshot, io.env);
         const ac = new AbortController();
         const onSigint = () => ac.abort();
         process.once('SIGINT', onSigint);
@@ -256,6 +261,7 @@ function buildProgram(io: CliIo): Command {
             bundle,
             budgets: settings.budgets,
             thresholds: settings.thresholds,
+            lang,
             appVersion: pkg.version,
             mode: (o.trace as TraceMode | undefined) ?? settings.traceMode,
             keepTraces: settings.keepTraces,
@@ -282,7 +288,9 @@ function buildProgram(io: CliIo): Command {
           io.stdout(`\n[${result.release.status}${result.release.reason ? ` ${result.release.reason}` : ''}] ${result.counts.tool_calls} tool calls, ${result.counts.model_calls} model calls, ${result.tokens.prompt + result.tokens.completion} chat tokens · trace ${run.run_id}\n`);
           warnPartial(io, await run.trace);
         }
-        if (result.release.status === 'FAILED' || result.release.status === 'CANCELLED') throw new DocQaError('run_failed', `no answer: ${result.release.reason ?? result.release.status}`);
+        if (result.release.status === 'FAILED' || result.release.status === 'CANCELLED') {
+          throw new DocQaError('run_failed', `no answer (${result.release.reason ?? result.release.status})${result.release.detail ? `: ${result.release.detail}` : ''}`);
+        }
       } finally {
         await handle.release();
       }
@@ -322,6 +330,32 @@ function buildProgram(io: CliIo): Command {
 
 function warnPartial(io: CliIo, trace: TraceOutcome): void {
   if (trace.partial) io.stderr(`docqa: warning: the trace of ${trace.run_id} is partial (${trace.records_dropped} records lost${trace.writer_error ? `: ${trace.writer_error}` : ''}); the answer is unaffected\n`);
+}
+
+/** An empty question, or one past the size limit, is a usage error before anything is sent. */
+function checkQuestion(question: string, max: number): void {
+  if (!question.trim()) throw new UsageError('the question is empty: ask something, e.g. docqa ask "What is osmosis?"');
+  const chars = [...question].length;
+  if (chars > max) throw new UsageError(`the question is ${chars} characters long, more than ${max} (DOCQA_MAX_QUESTION_CHARS): shorten it, or raise the limit`);
+}
+
+/**
+ * A snapshot built with embeddings is searched with the same model: the endpoint must be configured and,
+ * unless it is on this machine, have a key — checked before any request, so a missing key never shows
+ * up later as a failed search.
+ */
+function checkQueryEmbedding(snapshot: LoadedSnapshot, env: NodeJS.ProcessEnv): void {
+  const e = snapshot.manifest.embedding;
+  if (e.provider === 'none') return;
+  const how = `this snapshot was built with the embedding model ${e.model} at ${e.family}, and its searches embed the question with it`;
+  let config;
+  try {
+    config = embeddingFromEnv(env);
+  } catch {
+    throw new UsageError(`${how}: set DOCQA_EMBEDDING_BASE_URL, DOCQA_EMBEDDING_MODEL and DOCQA_EMBEDDING_API_KEY, or rebuild keyword-only with DOCQA_EMBEDDING_PROVIDER=none docqa index`);
+  }
+  if (config.config.provider === 'none') throw new UsageError(`${how}, but DOCQA_EMBEDDING_PROVIDER=none: configure that endpoint, or rebuild keyword-only with \`docqa index\``);
+  if (!config.apiKey && !isLoopback(config.config.base_url)) throw new UsageError(`no embedding API key: ${how}; set DOCQA_EMBEDDING_API_KEY; nothing was sent`);
 }
 
 /**

@@ -1,34 +1,48 @@
+import type { RemovedCitation } from './agent-result';
+
 /**
- * Citation markers `【来源:doc_id#block_id】` in a final answer are checked against the blocks the tools
- * returned in this run: a marker for any other block (invented, from another run, or a typo) is removed
- * and reported. Several refs in one marker (`【来源:a#1, b#2】` or `;`/`、`-separated) are checked one
- * by one; an ASCII colon or full-width colon both count.
+ * Citation markers `【来源:doc_id#block_id】` in a final answer are checked against what this run showed
+ * the model. A block is citable only when its full text reached the model (search_blocks, list_blocks,
+ * admitted into the context): a scan_term snippet locates text but does not support a claim (seed
+ * §10.1: "snippet 是定位信息，不是完整上下文"). Every other ref — invented, from another run, a typo,
+ * a snippet, a result the budget kept out — is removed and reported with its reason. Several refs in one
+ * marker (`【来源:a#1, b#2】` or `;`/`、`-separated) are checked one by one; an ASCII or full-width colon
+ * both count.
  */
 const MARKER = /【\s*来源\s*[:：]\s*([^】]*)】/g;
+
+export interface CitableRefs {
+  /** Blocks whose full text the model saw. */
+  citable: ReadonlySet<string>;
+  /** Blocks scan_term located (snippets only). */
+  located?: ReadonlySet<string>;
+  /** Blocks in results that were not admitted. */
+  refused?: ReadonlySet<string>;
+}
 
 export interface CitationCheck {
   /** The answer with invalid refs removed (a marker left with no valid ref disappears entirely). */
   answer: string;
   /** Valid refs in order of first appearance. */
   cited: string[];
-  /** Refs that were removed, in order of appearance. */
-  removed: string[];
+  /** Refs that were removed, in order of appearance, with why. */
+  removed: RemovedCitation[];
 }
 
-export function checkCitations(answer: string, returnedRefs: ReadonlySet<string>): CitationCheck {
+export function checkCitations(answer: string, refs: CitableRefs): CitationCheck {
   const cited: string[] = [];
-  const removed: string[] = [];
+  const removed: RemovedCitation[] = [];
   const out = answer.replace(MARKER, (_whole, list: string) => {
-    const refs = list
+    const parts = list
       .split(/[,，;；、\s]+/)
       .map((r) => r.trim())
       .filter(Boolean);
-    const keep = refs.filter((r) => {
-      if (returnedRefs.has(r)) {
+    const keep = parts.filter((r) => {
+      if (refs.citable.has(r)) {
         if (!cited.includes(r)) cited.push(r);
         return true;
       }
-      removed.push(r);
+      removed.push({ ref: r, reason: refs.located?.has(r) ? 'snippet_only' : refs.refused?.has(r) ? 'not_admitted' : 'not_returned' });
       return false;
     });
     return keep.length ? `【来源:${keep.join(', ')}】` : '';

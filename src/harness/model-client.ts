@@ -1,6 +1,8 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { z } from 'zod';
+import { type FailureKind, type ProviderFailure, actionFor, connectionKind, endpointOf, httpKind, networkErrorCode, tidyMessage } from '../common/provider-failure';
 import { DocQaError } from '../index/errors';
+import { Redactor } from '../trace/redact';
 
 export const DEFAULT_CHAT_BASE_URL = 'https://api.deepseek.com';
 export const DEFAULT_CHAT_MODEL = 'deepseek-v4-flash';
@@ -42,44 +44,112 @@ export interface ChatResult {
   usage: ChatUsage | null;
 }
 
-export type ChatErrorKind = 'truncated' | 'idle_timeout' | 'total_timeout' | 'unreachable' | 'rate_limited' | 'server_error' | 'context_length' | 'auth' | 'rejected' | 'bad_response';
+export type ChatErrorKind = 'truncated' | 'idle_timeout' | 'total_timeout' | 'unreachable' | 'tls' | 'rate_limited' | 'server_error' | 'context_length' | 'auth' | 'balance' | 'not_found' | 'rejected' | 'bad_response';
 
-/** A model call that did not produce a complete answer. `retryable` says whether one more try makes sense. */
+const FAILURE_KIND: Record<ChatErrorKind, FailureKind> = {
+  truncated: 'truncated',
+  idle_timeout: 'timeout',
+  total_timeout: 'timeout',
+  unreachable: 'unreachable',
+  tls: 'tls',
+  rate_limited: 'rate_limited',
+  server_error: 'server_error',
+  context_length: 'context_length',
+  auth: 'auth',
+  balance: 'balance',
+  not_found: 'not_found',
+  rejected: 'rejected',
+  bad_response: 'bad_response',
+};
+
+/** What a failed attempt had streamed before it failed (a cut or stalled stream): tokens that were spent. */
+export interface StreamedPart {
+  content: string;
+  reasoning: string;
+}
+
+/**
+ * A model call that did not produce a complete answer. `retryable` says whether one more try makes
+ * sense; `failure` says what happened in words a person can act on (the key never in it); `streamed`
+ * is what arrived before a stream broke off, for the budget (null when no answer had begun).
+ */
 export class ChatError extends DocQaError {
   constructor(
     readonly kind: ChatErrorKind,
     message: string,
     readonly retryable: boolean,
     readonly status: number | null = null,
+    readonly failure: ProviderFailure | null = null,
+    readonly streamed: StreamedPart | null = null,
   ) {
     super('upstream_unavailable', message);
   }
 }
 
-function classify(err: unknown): ChatError {
+interface Where {
+  endpoint: string;
+  model: string;
+  redactor: Redactor;
+}
+
+function failureOf(where: Where, kind: ChatErrorKind, retryable: boolean, status: number | null, network: string | null, said: string | null): ProviderFailure {
+  const k = FAILURE_KIND[kind];
+  return { provider: 'chat', kind: k, endpoint: where.endpoint, model: where.model, status, network_error: network, provider_message: tidyMessage(said ? where.redactor.redact(said) : null), attempts: 1, retryable, action: actionFor(k) };
+}
+
+function chatError(where: Where, kind: ChatErrorKind, message: string, retryable: boolean, status: number | null = null, network: string | null = null, said: string | null = null, streamed: StreamedPart | null = null): ChatError {
+  return new ChatError(kind, where.redactor.redact(message), retryable, status, failureOf(where, kind, retryable, status, network, said), streamed);
+}
+
+/** The service's own message inside an APIError (the SDK prefixes the status). */
+function serviceMessage(err: APIError): string {
+  const e = err.error as { message?: unknown } | undefined;
+  return typeof e?.message === 'string' ? e.message : err.message.replace(/^\d{3}\s*/, '');
+}
+
+function classify(err: unknown, where: Where, streamed: StreamedPart | null): ChatError {
   if (err instanceof ChatError) return err;
-  if (err instanceof APIConnectionError) return new ChatError('unreachable', `chat endpoint unreachable: ${err.message}`, true);
+  if (err instanceof APIConnectionError) {
+    const code = networkErrorCode(err);
+    const kind = connectionKind(code) === 'tls' ? 'tls' : connectionKind(code) === 'timeout' ? 'idle_timeout' : 'unreachable';
+    return chatError(where, kind, `chat endpoint ${where.endpoint} unreachable${code ? ` (${code})` : ''}: ${err.message}`, kind !== 'tls', null, code, null, streamed);
+  }
   if (err instanceof APIError) {
     const s = err.status ?? 0;
-    const msg = err.message;
-    if (s === 400 && /maximum context length|context length/i.test(msg)) return new ChatError('context_length', `the request is longer than the model's context: ${msg}`, false, s);
-    if (s === 401 || s === 403) return new ChatError('auth', `chat endpoint rejected the API key (HTTP ${s})`, false, s);
-    if (s === 402) return new ChatError('rejected', 'chat endpoint refused: insufficient balance (HTTP 402)', false, s);
-    if (s === 429) return new ChatError('rate_limited', `chat endpoint rate-limited the request (HTTP 429)`, true, s);
-    if (s === 408 || s === 409 || s >= 500) return new ChatError('server_error', `chat endpoint failed (HTTP ${s})`, true, s);
-    return new ChatError('rejected', `chat request rejected (HTTP ${s}): ${msg}`, false, s);
+    const said = serviceMessage(err);
+    const { kind: fk, retryable } = httpKind(s, said);
+    const kind: ChatErrorKind = fk === 'context_length' ? 'context_length' : fk === 'auth' ? 'auth' : fk === 'balance' ? 'balance' : fk === 'not_found' ? 'not_found' : fk === 'rate_limited' ? 'rate_limited' : fk === 'server_error' ? 'server_error' : 'rejected';
+    const what: Record<string, string> = {
+      context_length: `the request is longer than the model's context: ${said}`,
+      auth: `chat endpoint rejected the API key (HTTP ${s})`,
+      balance: 'chat endpoint refused: insufficient balance (HTTP 402)',
+      not_found: `chat model or endpoint not found: ${where.model} (HTTP 404)`,
+      rate_limited: 'chat endpoint rate-limited the request (HTTP 429)',
+      server_error: `chat endpoint failed (HTTP ${s})`,
+      rejected: `chat request rejected (HTTP ${s}): ${said}`,
+    };
+    return chatError(where, kind, what[kind]!, retryable, s, null, said, streamed);
   }
-  return new ChatError('bad_response', `chat endpoint sent an unusable answer: ${err instanceof Error ? err.message : String(err)}`, true);
+  return chatError(where, 'bad_response', `chat endpoint sent an unusable answer: ${err instanceof Error ? err.message : String(err)}`, true, null, null, null, streamed);
+}
+
+/** Per-call options: cancellation, streamed text, and a cap on this call's output (the run's budget). */
+export interface CompleteOptions {
+  signal?: AbortSignal;
+  onDelta?: (text: string) => void;
+  /** At most this many output tokens (never more than the configured max_output_tokens). */
+  maxOutputTokens?: number;
 }
 
 /**
  * One streamed chat completion over any OpenAI-compatible endpoint (DeepSeek by default): our own idle
  * and total deadlines, cancellation, the API's usage (from the final usage chunk), reasoning kept apart
  * from the answer, and a stream that ends without a finish reason reported as truncated. Retries are
- * the caller's decision (the harness traces each attempt).
+ * the caller's decision (the harness traces each attempt). Errors name the endpoint and never the key.
  */
 export class ChatClient {
   private readonly client: OpenAI;
+  private readonly where: Where;
 
   constructor(
     readonly config: ChatConfig,
@@ -87,10 +157,11 @@ export class ChatClient {
   ) {
     // apiKey and baseURL explicit: the SDK must never pick up OPENAI_* variables by itself.
     this.client = new OpenAI({ apiKey: apiKey || 'none', baseURL: config.base_url, maxRetries: 0, timeout: config.total_timeout_ms });
+    this.where = { endpoint: endpointOf(config.base_url), model: config.model, redactor: new Redactor([apiKey]) };
   }
 
-  async complete(messages: readonly ChatMessage[], opts: { signal?: AbortSignal; onDelta?: (text: string) => void } = {}): Promise<ChatResult> {
-    const { config } = this;
+  async complete(messages: readonly ChatMessage[], opts: CompleteOptions = {}): Promise<ChatResult> {
+    const { config, where } = this;
     const deadline = new AbortController();
     let why: 'idle' | 'total' | null = null;
     const expire = (kind: 'idle' | 'total') => {
@@ -108,17 +179,20 @@ export class ChatClient {
     let reasoning = '';
     let finish: string | null = null;
     let usage: ChatUsage | null = null;
+    let begun = false;
+    const streamed = (): StreamedPart | null => (begun ? { content, reasoning } : null);
     try {
       const params = {
         model: config.model,
         messages: messages.map((m) => ({ role: m.role, content: m.content })),
         stream: true as const,
         stream_options: { include_usage: true },
-        max_tokens: config.max_output_tokens,
+        max_tokens: Math.max(1, Math.min(config.max_output_tokens, opts.maxOutputTokens ?? config.max_output_tokens)),
         thinking: { type: config.thinking },
         ...(config.thinking === 'disabled' ? { temperature: config.temperature } : {}),
       };
       const stream = await this.client.chat.completions.create(params as OpenAI.Chat.ChatCompletionCreateParamsStreaming, { signal });
+      begun = true;
       for await (const chunk of stream) {
         touch();
         if (chunk.usage) {
@@ -139,16 +213,16 @@ export class ChatClient {
       if (opts.signal?.aborted) throw opts.signal.reason;
       if (why || err instanceof APIUserAbortError) {
         const kind = why === 'total' ? 'total_timeout' : 'idle_timeout';
-        throw new ChatError(kind, kind === 'total_timeout' ? `the model did not finish within ${config.total_timeout_ms} ms` : `the model sent nothing for ${config.idle_timeout_ms} ms`, true);
+        throw chatError(where, kind, kind === 'total_timeout' ? `the model did not finish within ${config.total_timeout_ms} ms` : `the model sent nothing for ${config.idle_timeout_ms} ms`, true, null, null, null, streamed());
       }
-      throw classify(err);
+      throw classify(err, where, streamed());
     } finally {
       clearTimeout(total);
       clearTimeout(idle);
     }
     if (opts.signal?.aborted) throw opts.signal.reason;
-    if (why) throw new ChatError(why === 'total' ? 'total_timeout' : 'idle_timeout', `the model stream was cut by the ${why} deadline`, true);
-    if (finish === null) throw new ChatError('truncated', `the model stream ended without a finish reason after ${content.length} characters`, true);
+    if (why) throw chatError(where, why === 'total' ? 'total_timeout' : 'idle_timeout', `the model stream was cut by the ${why} deadline`, true, null, null, null, streamed());
+    if (finish === null) throw chatError(where, 'truncated', `the model stream ended without a finish reason after ${content.length} characters`, true, null, null, null, streamed());
     return { content, reasoning, finish_reason: finish, usage };
   }
 }

@@ -11,6 +11,8 @@ export type RequestDecision =
   | { kind: 'execute' }
   | { kind: 'reject_protocol'; violation: ProgressViolation; expected_tool_call_id: string | null; allowed_values: readonly InformationGain[] }
   | { kind: 'reject_duplicate' }
+  /** The tool failed for a technical reason earlier in the run and is not offered again. */
+  | { kind: 'reject_unavailable' }
   | { kind: 'stop_required'; reason: StopReason }
   | { kind: 'terminate'; reason: StopReason };
 
@@ -89,6 +91,22 @@ export class ProgressTracker {
       return this.stopOrTerminate();
     }
     return { kind: 'reject_protocol', violation: 'malformed_action', expected_tool_call_id: this.pendingToolCallId, allowed_values: InformationGain.options };
+  }
+
+  /**
+   * A request that passed every check but names a tool the run took out of service (it failed for a
+   * technical reason): rejected before it runs, and no progress, like a repeated scope.
+   */
+  rejectUnavailable(): RequestDecision {
+    this.rejectedRequests++;
+    this.applyGain('NO_GAIN');
+    if (this.isSaturated()) return this.stopOrTerminate();
+    return { kind: 'reject_unavailable' };
+  }
+
+  /** A tool call that failed for a technical reason: it ran (its scope is done) but gives no information gain either way (seed: 不产生). */
+  recordFailure(scope: string): void {
+    this.completedScopes.add(scope);
   }
 
   /** After a tool ran: an empty result is NO_GAIN at once; a non-empty one awaits the model's rating. */

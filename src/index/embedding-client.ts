@@ -1,6 +1,9 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { z } from 'zod';
+import { type FailureKind, type ProviderFailure, actionFor, connectionKind, endpointOf, httpKind, networkErrorCode, tidyMessage } from '../common/provider-failure';
+import { Redactor } from '../trace/redact';
 import { DocQaError, errorMessage } from './errors';
+import { countTokens } from './tokenizer';
 
 export const EmbeddingConfig = z.discriminatedUnion('provider', [
   z.object({
@@ -22,21 +25,51 @@ export const EmbeddingConfig = z.discriminatedUnion('provider', [
 export type EmbeddingConfig = z.infer<typeof EmbeddingConfig>;
 export type RemoteEmbeddingConfig = Extract<EmbeddingConfig, { provider: 'openai-compatible' }>;
 
-/** An embedding request that did not succeed. Never carries the API key. */
+/** An embedding request that did not succeed, with what a person needs to fix it. Never carries the API key. */
 export class EmbeddingError extends DocQaError {
   constructor(
     message: string,
     readonly retryable: boolean,
     readonly status: number | null,
+    readonly failure: ProviderFailure | null = null,
   ) {
     super('upstream_unavailable', message);
   }
+}
+
+interface Where {
+  endpoint: string;
+  model: string;
+  redactor: Redactor;
+}
+
+function embeddingError(where: Where, kind: FailureKind, message: string, retryable: boolean, status: number | null, network: string | null = null, said: string | null = null): EmbeddingError {
+  const failure: ProviderFailure = {
+    provider: 'embedding',
+    kind,
+    endpoint: where.endpoint,
+    model: where.model,
+    status,
+    network_error: network,
+    provider_message: tidyMessage(said ? where.redactor.redact(said) : null),
+    attempts: 1,
+    retryable,
+    action: actionFor(kind),
+  };
+  return new EmbeddingError(where.redactor.redact(message), retryable, status, failure);
+}
+
+/** The same error after `attempts` tries (the failure says how many were made). */
+function afterAttempts(e: EmbeddingError, attempts: number, message = e.message): EmbeddingError {
+  return new EmbeddingError(message, e.retryable, e.status, e.failure ? { ...e.failure, attempts } : null);
 }
 
 export interface EmbedResult {
   vectors: Float32Array[];
   /** Tokens the endpoint reports having used (embedding tokens, counted apart from chat tokens). */
   tokens: number;
+  /** True when the endpoint reported no usage for some request and its tokens were counted here instead. */
+  estimated: boolean;
   /** HTTP requests made, retries included. */
   requests: number;
 }
@@ -79,19 +112,29 @@ function retryAfterMs(err: unknown): number | null {
 }
 
 /** Classifies a failed attempt: transient failures get one retry, the rest fail at once. */
-function classify(err: unknown, model: string): EmbeddingError {
+function classify(err: unknown, where: Where): EmbeddingError {
   if (err instanceof EmbeddingError) return err;
-  if (err instanceof APIConnectionError) return new EmbeddingError(`embedding endpoint unreachable or too slow: ${err.message}`, true, null);
+  if (err instanceof APIConnectionError) {
+    const code = networkErrorCode(err);
+    const kind = connectionKind(code);
+    return embeddingError(where, kind, `embedding endpoint ${where.endpoint} unreachable or too slow${code ? ` (${code})` : ''}: ${err.message}`, kind !== 'tls', null, code);
+  }
   if (err instanceof APIError) {
     const s = err.status ?? 0;
-    if (s === 401 || s === 403) return new EmbeddingError(`embedding endpoint rejected the API key (HTTP ${s})`, false, s);
-    if (s === 402) return new EmbeddingError('embedding endpoint refused: insufficient balance (HTTP 402)', false, s);
-    if (s === 404) return new EmbeddingError(`embedding model or endpoint not found: ${model} (HTTP 404)`, false, s);
-    if (s === 408 || s === 409 || s === 429 || s >= 500) return new EmbeddingError(`embedding endpoint busy or failing (HTTP ${s})`, true, s);
-    return new EmbeddingError(`embedding request rejected (HTTP ${s}): ${err.message}`, false, s);
+    const said = (err.error as { message?: unknown } | undefined)?.message;
+    const text = typeof said === 'string' ? said : err.message;
+    const { kind, retryable } = httpKind(s, text);
+    const what: Partial<Record<FailureKind, string>> = {
+      auth: `embedding endpoint rejected the API key (HTTP ${s})`,
+      balance: 'embedding endpoint refused: insufficient balance (HTTP 402)',
+      not_found: `embedding model or endpoint not found: ${where.model} (HTTP 404)`,
+      rate_limited: `embedding endpoint busy or failing (HTTP ${s})`,
+      server_error: `embedding endpoint busy or failing (HTTP ${s})`,
+    };
+    return embeddingError(where, kind, what[kind] ?? `embedding request rejected (HTTP ${s}): ${text}`, retryable, s, null, text);
   }
   // A body that is not JSON, or JSON of the wrong shape: a broken answer, worth one more try.
-  return new EmbeddingError(`embedding endpoint sent an unusable answer: ${errorMessage(err)}`, true, null);
+  return embeddingError(where, 'bad_response', `embedding endpoint sent an unusable answer: ${errorMessage(err)}`, true, null);
 }
 
 /**
@@ -102,6 +145,7 @@ function classify(err: unknown, model: string): EmbeddingError {
  */
 export class EmbeddingClient {
   private readonly client: OpenAI;
+  private readonly where: Where;
 
   constructor(
     readonly config: RemoteEmbeddingConfig,
@@ -109,6 +153,7 @@ export class EmbeddingClient {
   ) {
     // apiKey and baseURL explicit: the SDK must never pick up OPENAI_* variables by itself.
     this.client = new OpenAI({ apiKey: apiKey || 'none', baseURL: config.base_url, maxRetries: 0, timeout: config.timeout_ms });
+    this.where = { endpoint: endpointOf(config.base_url), model: config.model, redactor: new Redactor([apiKey]) };
   }
 
   async embed(texts: readonly string[], signal?: AbortSignal): Promise<EmbedResult> {
@@ -117,6 +162,7 @@ export class EmbeddingClient {
     const vectors: Float32Array[] = new Array(texts.length);
     let tokens = 0;
     let requests = 0;
+    let estimated = false;
     let next = 0;
     // A fixed number of runners pull batches in order: bounded concurrency without a queue library.
     const runner = async () => {
@@ -126,10 +172,11 @@ export class EmbeddingClient {
         r.vectors.forEach((v, i) => (vectors[batch.start + i] = v));
         tokens += r.tokens;
         requests += r.requests;
+        estimated ||= r.estimated;
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.config.concurrency, batches.length) }, runner));
-    return { vectors, tokens, requests };
+    return { vectors, tokens, requests, estimated };
   }
 
   private async embedBatch(texts: string[], signal?: AbortSignal): Promise<EmbedResult> {
@@ -142,16 +189,16 @@ export class EmbeddingClient {
         return { ...r, requests };
       } catch (err) {
         if (signal?.aborted) throw signal.reason;
-        const e = classify(err, this.config.model);
-        if (!e.retryable || attempt >= 2) throw e;
+        const e = classify(err, this.where);
+        if (!e.retryable || attempt >= 2) throw afterAttempts(e, attempt);
         const wait = retryAfterMs(err) ?? 500;
-        if (wait > this.config.max_retry_after_ms) throw new EmbeddingError(`${e.message}; asked to retry after ${Math.round(wait / 1000)} s`, true, e.status);
+        if (wait > this.config.max_retry_after_ms) throw afterAttempts(e, attempt, `${e.message}; asked to retry after ${Math.round(wait / 1000)} s`);
         await sleep(wait, signal);
       }
     }
   }
 
-  private async request(texts: string[], signal?: AbortSignal): Promise<{ vectors: Float32Array[]; tokens: number }> {
+  private async request(texts: string[], signal?: AbortSignal): Promise<{ vectors: Float32Array[]; tokens: number; estimated: boolean }> {
     const deadline = AbortSignal.timeout(this.config.timeout_ms);
     const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
     let raw: unknown;
@@ -167,24 +214,27 @@ export class EmbeddingClient {
       );
     } catch (err) {
       if (err instanceof APIUserAbortError && deadline.aborted && !signal?.aborted) {
-        throw new EmbeddingError(`embedding request took longer than ${this.config.timeout_ms} ms`, true, null);
+        throw embeddingError(this.where, 'timeout', `embedding request took longer than ${this.config.timeout_ms} ms`, true, null);
       }
       throw err;
     }
     const parsed = EmbeddingsResponse.safeParse(raw);
-    if (!parsed.success) throw new EmbeddingError('embedding endpoint answered with an unexpected shape', true, null);
+    if (!parsed.success) throw embeddingError(this.where, 'bad_response', 'embedding endpoint answered with an unexpected shape', true, null);
     const { data, usage } = parsed.data;
-    if (data.length !== texts.length) throw new EmbeddingError(`embedding endpoint returned ${data.length} vectors for ${texts.length} texts`, false, null);
+    if (data.length !== texts.length) throw embeddingError(this.where, 'bad_response', `embedding endpoint returned ${data.length} vectors for ${texts.length} texts`, false, null);
     const vectors: Float32Array[] = new Array(texts.length);
     for (const d of data) {
-      if (d.index >= texts.length || vectors[d.index]) throw new EmbeddingError('embedding endpoint returned vectors with wrong indices', false, null);
+      if (d.index >= texts.length || vectors[d.index]) throw embeddingError(this.where, 'bad_response', 'embedding endpoint returned vectors with wrong indices', false, null);
       vectors[d.index] = Float32Array.from(d.embedding);
     }
     const dims = this.config.dimensions ?? vectors[0]!.length;
     for (const v of vectors) {
-      if (v.length !== dims) throw new EmbeddingError(`embedding has ${v.length} dimensions, expected ${dims}`, false, null);
-      if (!v.every(Number.isFinite)) throw new EmbeddingError('embedding contains non-finite numbers', false, null);
+      if (v.length !== dims) throw embeddingError(this.where, 'bad_response', `embedding has ${v.length} dimensions, expected ${dims}`, false, null);
+      if (!v.every(Number.isFinite)) throw embeddingError(this.where, 'bad_response', 'embedding contains non-finite numbers', false, null);
     }
-    return { vectors, tokens: usage?.prompt_tokens ?? usage?.total_tokens ?? 0 };
+    const reported = usage?.prompt_tokens ?? usage?.total_tokens;
+    // Without the provider's count, ours (o200k) stands in, and the result says so.
+    if (reported === undefined) return { vectors, tokens: texts.reduce((n, t) => n + countTokens(t), 0), estimated: true };
+    return { vectors, tokens: reported, estimated: false };
   }
 }

@@ -1,12 +1,12 @@
 import { EmbeddingClient, type RemoteEmbeddingConfig, endpointFamily } from '../index/embedding-client';
 import type { ManifestEmbedding } from '../index/snapshot-manifest';
-import { ToolFailure } from './tool';
+import { type QueryEmbedder, ToolFailure } from './tool';
 
 /**
  * The query embedder for a snapshot: the configured endpoint must be the one the snapshot was built with
  * (same endpoint family, model and dimensions), or query and block vectors would not be comparable.
  */
-export function queryEmbedderFor(snapshot: ManifestEmbedding, config: RemoteEmbeddingConfig | null, apiKey: string): ((q: string, signal?: AbortSignal) => Promise<Float32Array>) | undefined {
+export function queryEmbedderFor(snapshot: ManifestEmbedding, config: RemoteEmbeddingConfig | null, apiKey: string): QueryEmbedder | undefined {
   if (snapshot.provider === 'none') return undefined;
   return async (query, signal) => {
     if (!config) throw new ToolFailure('upstream_unavailable', `this snapshot was built with ${snapshot.model}; configure that embedding endpoint to search it`, false);
@@ -17,6 +17,6 @@ export function queryEmbedderFor(snapshot: ManifestEmbedding, config: RemoteEmbe
     const r = await new EmbeddingClient({ ...config, dimensions: config.dimensions ?? snapshot.dimensions }, apiKey).embed([query], signal);
     const v = r.vectors[0]!;
     if (v.length !== snapshot.dimensions) throw new ToolFailure('upstream_unavailable', `query embedding has ${v.length} dimensions, the snapshot ${snapshot.dimensions}`, false);
-    return v;
+    return { vector: v, tokens: r.tokens, estimated: r.estimated };
   };
 }

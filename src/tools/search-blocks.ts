@@ -34,7 +34,7 @@ export const searchBlocks: Tool<typeof SearchBlocksInput> = {
       // Never a silent keyword fallback: without the query embedding the search does not run.
       if (!embedQuery) throw new ToolFailure('upstream_unavailable', 'no embedding endpoint is configured for this snapshot’s model', false);
       try {
-        queryVector = await embedQuery(input.query, signal);
+        queryVector = (await embedQuery(input.query, signal)).vector;
       } catch (err) {
         if (signal?.aborted) throw err;
         if (err instanceof ToolFailure) throw err;

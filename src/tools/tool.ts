@@ -28,11 +28,21 @@ export interface ToolTraceEvent {
   detail: Record<string, unknown>;
 }
 
+/** A query's vector and the embedding tokens it cost (the provider's count, or ours when it sent none). */
+export interface QueryEmbedding {
+  vector: Float32Array;
+  tokens: number;
+  estimated: boolean;
+}
+
+/** Embeds a search query with the snapshot's embedding model. */
+export type QueryEmbedder = (query: string, signal?: AbortSignal) => Promise<QueryEmbedding>;
+
 /** The pinned snapshot a request reads, plus how to embed a query for it. */
 export interface ToolContext {
   snapshot: LoadedSnapshot;
   /** Embeds a search query with the snapshot's embedding model; absent for keyword-only snapshots. */
-  embedQuery?: (query: string, signal?: AbortSignal) => Promise<Float32Array>;
+  embedQuery?: QueryEmbedder;
   signal?: AbortSignal;
   onTrace?: (e: ToolTraceEvent) => void;
 }

@@ -1,7 +1,7 @@
 import { payloadHash } from '../harness/agent-loop';
 import type { LoadedSnapshot } from '../index/snapshot-store';
 import { runTool } from '../tools/registry';
-import { TOOL_NAMES, type ToolName } from '../tools/tool';
+import { type QueryEmbedder, TOOL_NAMES, type ToolName } from '../tools/tool';
 import type { LoadedTrace } from './trace-store';
 
 export interface ReplayedCall {
@@ -31,7 +31,7 @@ export interface ReplayReport {
  * result with the recorded one (payload hash and returned refs). Tools are read-only and deterministic
  * over one snapshot, so anything but "identical" means the snapshot or the tools changed.
  */
-export async function replayToolCalls(trace: LoadedTrace, snapshot: LoadedSnapshot, embedQuery?: (q: string, signal?: AbortSignal) => Promise<Float32Array>): Promise<ReplayReport> {
+export async function replayToolCalls(trace: LoadedTrace, snapshot: LoadedSnapshot, embedQuery?: QueryEmbedder): Promise<ReplayReport> {
   const calls = trace.spans.filter((s) => s.kind === 'tool_call').sort((a, b) => a.start_ms - b.start_ms || (a.span_id < b.span_id ? -1 : 1));
   const out: ReplayedCall[] = [];
   for (const span of calls) {

@@ -41,7 +41,7 @@ export interface ManifestInput {
 export function buildRunManifest(i: ManifestInput): RunManifest {
   const e = i.snapshot.embedding;
   const body: Omit<RunManifest, 'app' | 'config_hash'> = {
-    prompt_bundle: { id: i.bundle.id, version: i.bundle.version, hash: i.bundle.hash, parent: i.bundle.parent, language: i.bundle.language },
+    prompt_bundle: { id: i.bundle.id, version: i.bundle.version, hash: i.bundle.hash, parent: i.bundle.parent, language: i.bundle.language, ...(i.bundle.final ? { final_hash: i.bundle.final.hash } : {}), ...(i.bundle.final && i.bundle.final.from !== i.bundle.id ? { final_from: i.bundle.final.from } : {}) },
     loop_protocol_version: LOOP_PROTOCOL_VERSION,
     tool_contract_version: TOOL_CONTRACT_VERSION,
     tools: [...i.tools],

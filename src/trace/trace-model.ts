@@ -54,7 +54,16 @@ export type TraceRecord = z.infer<typeof TraceRecord>;
 /** Everything that decides what a run does: enough to tell two runs apart, or to reproduce one. */
 export const RunManifest = z.object({
   app: z.object({ name: z.literal('docqa'), version: z.string(), build: z.string() }),
-  prompt_bundle: z.object({ id: z.string(), version: z.string(), hash: z.string(), parent: z.string().nullable(), language: z.enum(['zh', 'en']) }),
+  prompt_bundle: z.object({
+    id: z.string(),
+    version: z.string(),
+    hash: z.string(),
+    parent: z.string().nullable(),
+    language: z.enum(['zh', 'en']),
+    /** The final round's template: its hash, and (only when it is borrowed: a format-1 bundle) the bundle it comes from. Absent in traces written before it existed. */
+    final_hash: z.string().optional(),
+    final_from: z.string().optional(),
+  }),
   loop_protocol_version: z.string(),
   tool_contract_version: z.string(),
   tools: z.array(z.string()),
@@ -77,10 +86,10 @@ export const TraceMeta = z.object({
   started_at: z.string(),
   question: z.string(),
   manifest: RunManifest,
-  release: z.object({ status: z.string(), reason: z.string().nullable() }),
+  release: z.object({ status: z.string(), reason: z.string().nullable(), detail: z.string().nullable().optional() }),
   stop_reason: z.string().nullable(),
   counts: z.record(z.string(), z.number()),
-  tokens: z.record(z.string(), z.number()),
+  tokens: z.object({ prompt: z.number(), completion: z.number(), embedding: z.number(), estimated: z.object({ chat: z.boolean(), embedding: z.boolean() }).optional() }),
   /** Records written / dropped (queue full, slow or failing writer); partial when anything was lost. */
   records_written: z.number().int(),
   records_dropped: z.number().int(),

@@ -5,7 +5,7 @@ import type { Budgets } from '../harness/budget';
 import type { ChatConfig } from '../harness/model-client';
 import type { PromptBundle } from '../harness/prompt-bundle';
 import { TOOLS } from '../tools/registry';
-import type { ToolName } from '../tools/tool';
+import type { QueryEmbedder, ToolName } from '../tools/tool';
 import type { Redactor } from './redact';
 import { buildRunManifest } from './run-manifest';
 import type { RunManifest, TraceMode } from './trace-model';
@@ -22,10 +22,12 @@ export interface TracedRunOptions {
   bundle: PromptBundle;
   budgets: Budgets;
   thresholds: { noGain: number; violations: number };
+  /** The answer's language (default: the bundle's). */
+  lang?: 'zh' | 'en';
   appVersion: string;
   mode: TraceMode;
   redactor: Redactor;
-  embedQuery?: (q: string, signal?: AbortSignal) => Promise<Float32Array>;
+  embedQuery?: QueryEmbedder;
   tools?: ReadonlyArray<ToolName>;
   signal?: AbortSignal;
   onEvent?: (e: AgentEvent) => void;
@@ -62,6 +64,7 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
     bundle: o.bundle,
     budgets: o.budgets,
     thresholds: o.thresholds,
+    lang: o.lang,
     tools,
     signal: o.signal,
     onEvent: o.onEvent,
@@ -73,7 +76,7 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
     started_at,
     question: o.question,
     manifest,
-    release: result.release,
+    release: { status: result.release.status, reason: result.release.reason, detail: result.release.detail },
     stop_reason: result.stop_reason,
     counts: result.counts,
     tokens: result.tokens,

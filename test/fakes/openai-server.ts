@@ -16,7 +16,9 @@ export type Fault =
   | { kind: 'truncated_stream' }
   | { kind: 'stalled_stream' }
   | { kind: 'context_length' }
-  | { kind: 'unauthorized' };
+  | { kind: 'unauthorized' }
+  /** 404 for an unknown model, in the words OpenAI-compatible servers use. */
+  | { kind: 'model_not_found' };
 
 export interface RecordedRequest {
   path: string;
@@ -34,6 +36,10 @@ export interface FakeServerOptions {
   dimensions?: number;
   /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
+  /** Send `usage` with embeddings (default true; some servers send none). */
+  embeddingUsage?: boolean;
+  /** When the chat script is empty, answer as a tiny deterministic agent (see autoReply) instead of failing. */
+  auto?: boolean;
 }
 
 const WORD = /[a-z0-9]+|[\u3400-\u9fff]/giu;
@@ -65,6 +71,52 @@ export function fakeEmbedding(text: string, dims: number): number[] {
   return Array.from(v, (x) => x / norm);
 }
 
+/** The Observations in a request's system prompt, oldest first (the harness writes one per line). */
+export function observationsOf(body: Record<string, unknown>): Array<{ harness_status?: string; tool_call_id?: string | null; payload?: { blocks?: Array<{ ref: string; text: string }>; hits?: Array<{ ref: string }> } | null }> {
+  const system = String((body.messages as Array<{ content?: unknown }> | undefined)?.[0]?.content ?? '');
+  return system
+    .split('\n')
+    .filter((l) => l.startsWith('Observation: '))
+    .map((l) => {
+      try {
+        return JSON.parse(l.slice('Observation: '.length));
+      } catch {
+        return {};
+      }
+    });
+}
+
+/**
+ * A scripted reply's placeholders: `{{ref:N}}` is the N-th block ref (1-based) of the last Observation,
+ * `{{question}}` the user's question. Lets a hand-written script cite what the tools really returned.
+ */
+export function fillPlaceholders(text: string, body: Record<string, unknown>): string {
+  const last = observationsOf(body).at(-1);
+  const refs = [...(last?.payload?.blocks ?? []), ...(last?.payload?.hits ?? [])].map((b) => b.ref);
+  const question = String((body.messages as Array<{ content?: unknown }> | undefined)?.[1]?.content ?? '');
+  return text.replace(/\{\{ref:(\d+)\}\}/g, (_m, n: string) => refs[Number(n) - 1] ?? 'no-such-ref').replace(/\{\{question\}\}/g, question);
+}
+
+/**
+ * A tiny deterministic agent, for demos and end-to-end runs without a real model: it searches for the
+ * question, then answers with the first sentence of each of the first two blocks it found, citing them;
+ * with nothing found (or in the final round, which offers no tools) it says so. It is a script, not a model.
+ */
+export function autoReply(body: Record<string, unknown>): string {
+  const question = String((body.messages as Array<{ content?: unknown }> | undefined)?.[1]?.content ?? '');
+  const zh = /[\u3400-\u9fff]/u.test(question);
+  const obs = observationsOf(body);
+  const system = String((body.messages as Array<{ content?: unknown }> | undefined)?.[0]?.content ?? '');
+  const finalRound = !system.includes('<tools>');
+  const last = obs.at(-1);
+  const blocks = last?.payload?.blocks ?? [];
+  if (obs.length === 0 && !finalRound) return `Thought: ${zh ? '先在笔记中搜索这个问题。' : 'Search the notes for the question first.'}\nAction: search_blocks[${JSON.stringify({ input: { query: question } })}]`;
+  if (blocks.length === 0) return `Thought: ${zh ? '没有找到相关内容。' : 'Nothing relevant was found.'}\nAction: Finish[${zh ? '笔记中没有找到与这个问题相关的内容。' : 'I found nothing about this in your notes.'}]`;
+  const sentence = (t: string) => (t.replace(/\s+/g, ' ').match(/^.*?[.!?。！？](?=\s|$)/u)?.[0] ?? t.replace(/\s+/g, ' ').slice(0, 160)).replace(/[[\]]/g, '');
+  const lines = blocks.slice(0, 2).map((b) => `${sentence(b.text)}【来源:${b.ref}】`);
+  return `Thought: ${zh ? '找到了相关的块，可以回答。' : 'The blocks answer it.'}\nAction: Finish[${zh ? '根据你的笔记：' : 'From your notes: '}${lines.join(zh ? '' : ' ')}]`;
+}
+
 export class FakeOpenAIServer {
   readonly requests: RecordedRequest[] = [];
   /** Errors thrown by scripted reply functions (tests assert this stays empty). */
@@ -74,8 +126,12 @@ export class FakeOpenAIServer {
   private readonly sockets = new Set<import('node:net').Socket>();
   private server: http.Server | null = null;
   private port = 0;
+  /** Whether embedding answers carry `usage` (some servers send none); may be switched between requests. */
+  embeddingUsage: boolean;
 
-  constructor(private readonly options: FakeServerOptions = {}) {}
+  constructor(private readonly options: FakeServerOptions = {}) {
+    this.embeddingUsage = options.embeddingUsage ?? true;
+  }
 
   get baseURL(): string {
     return `http://127.0.0.1:${this.port}/v1`;
@@ -98,13 +154,22 @@ export class FakeOpenAIServer {
     this.chatScript.push(...replies);
   }
 
-  async start(): Promise<this> {
+  /** Whether the tiny automatic agent answers once the script is used up. */
+  get auto(): boolean {
+    return this.options.auto === true;
+  }
+
+  /** Listens on 127.0.0.1 (a free port unless one is given). */
+  async start(port = 0): Promise<this> {
     this.server = http.createServer((req, res) => void this.handle(req, res));
     this.server.on('connection', (s) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(port, '127.0.0.1', resolve);
+    });
     this.port = (this.server.address() as AddressInfo).port;
     return this;
   }
@@ -140,6 +205,8 @@ export class FakeOpenAIServer {
           return this.json(res, 500, { error: { message: 'internal error', type: 'server_error' } });
         case 'unauthorized':
           return this.json(res, 401, { error: { message: `Authentication Fails: incorrect API key provided: ${(auth ?? '').replace(/^Bearer /, '')}`, type: 'authentication_error' } });
+        case 'model_not_found':
+          return this.json(res, 404, { error: { message: `The model \`${String(body.model)}\` does not exist or you do not have access to it.`, type: 'invalid_request_error', code: 'model_not_found' } });
         case 'hang':
           return; // never answers; the client's deadline must end it
         case 'malformed_json':
@@ -179,11 +246,11 @@ export class FakeOpenAIServer {
       return { object: 'embedding', index, embedding: asBase64 ? Buffer.from(new Float32Array(vec).buffer).toString('base64') : vec };
     });
     const tokens = (input as string[]).reduce((n, t) => n + Math.max(1, Math.ceil(t.length / 4)), 0);
-    this.json(res, 200, { object: 'list', data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+    this.json(res, 200, { object: 'list', data, model: body.model, ...(!this.embeddingUsage ? {} : { usage: { prompt_tokens: tokens, total_tokens: tokens } }) });
   }
 
   private chat(res: http.ServerResponse, body: Record<string, unknown>, mode: 'complete' | 'truncate' | 'stall'): void {
-    const next = this.chatScript.shift();
+    const next = this.chatScript.shift() ?? (this.options.auto ? autoReply : undefined);
     if (next === undefined) return this.json(res, 500, { error: { message: 'fake server: no scripted reply left', type: 'server_error' } });
     let reply: ChatReply;
     try {
@@ -193,10 +260,17 @@ export class FakeOpenAIServer {
       this.scriptErrors.push(err);
       return this.json(res, 500, { error: { message: `fake server: script failed: ${String(err)}`, type: 'server_error' } });
     }
-    const content = typeof reply === 'string' ? reply : reply.content;
+    let content = fillPlaceholders(typeof reply === 'string' ? reply : reply.content, body);
     const reasoning = typeof reply === 'string' ? '' : (reply.reasoning ?? '');
     const messages = (body.messages as Array<{ content?: unknown }> | undefined) ?? [];
     const promptTokens = Math.ceil(JSON.stringify(messages).length / 4);
+    // Like a real server, max_tokens cuts the answer (4 characters a token here) and says so.
+    const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : Infinity;
+    let finishReason = 'stop';
+    if (Math.ceil(content.length / 4) > maxTokens) {
+      content = content.slice(0, maxTokens * 4);
+      finishReason = 'length';
+    }
     const completionTokens = Math.max(1, Math.ceil(content.length / 4));
     const usage = {
       prompt_tokens: promptTokens,
@@ -208,7 +282,7 @@ export class FakeOpenAIServer {
     const id = `chatcmpl-${this.requests.length}`;
     const model = body.model;
     if (!body.stream) {
-      return this.json(res, 200, { id, object: 'chat.completion', created: 0, model, choices: [{ index: 0, message: { role: 'assistant', content, ...(reasoning ? { reasoning_content: reasoning } : {}) }, finish_reason: 'stop' }], usage });
+      return this.json(res, 200, { id, object: 'chat.completion', created: 0, model, choices: [{ index: 0, message: { role: 'assistant', content, ...(reasoning ? { reasoning_content: reasoning } : {}) }, finish_reason: finishReason }], usage });
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const send = (v: unknown) => res.write(`data: ${JSON.stringify(v)}\n\n`);
@@ -221,7 +295,7 @@ export class FakeOpenAIServer {
     // Truncated: the connection ends without a finish reason; stalled: it stays open and silent.
     if (mode === 'truncate') return void res.end();
     if (mode === 'stall') return;
-    send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+    send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: {}, finish_reason: finishReason }] });
     const opts = body.stream_options as { include_usage?: boolean } | undefined;
     if (opts?.include_usage) send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage });
     res.end('data: [DONE]\n\n');

@@ -1,69 +1,25 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { runAgent, type AgentEvent } from '../../src/harness/agent-loop';
+import { beforeEach, describe, it } from 'node:test';
+import type { AgentEvent } from '../../src/harness/agent-loop';
 import { Budgets } from '../../src/harness/budget';
-import { ChatClient, ChatConfig } from '../../src/harness/model-client';
-import { baselineDir, loadBundle, renderPrompt, type PromptBundle } from '../../src/harness/prompt-bundle';
+import { renderPrompt } from '../../src/harness/prompt-bundle';
 import { collectionStatusText as statusText, toolsPromptText } from '../../src/harness/agent-loop';
 import { countTokens } from '../../src/index/tokenizer';
-import { buildSnapshot } from '../../src/index/build-snapshot';
-import { DataDir } from '../../src/index/data-dir';
-import { createIngestPool } from '../../src/index/ingest-pool';
-import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
-import { type LoadedSnapshot, loadActiveSnapshot } from '../../src/index/snapshot-store';
-import { addSources } from '../../src/index/sources';
-import { FakeOpenAIServer } from '../fakes/openai-server';
-import { EmbeddingConfig, type RemoteEmbeddingConfig } from '../../src/index/embedding-client';
 import { queryEmbedderFor } from '../../src/tools/query-embedder';
-import { fixture, tempDir } from '../helpers';
 import type { TraceRecord } from '../../src/trace/trace-model';
 import { Tracer } from '../../src/trace/tracer';
-
-/** The last Observation the harness put into the prompt the model received. */
-function lastObservation(body: Record<string, unknown>): { tool_call_id: string | null; harness_status: string; payload: { blocks?: Array<{ ref: string }>; hits?: Array<{ ref: string }> } | null } {
-  const system = (body.messages as Array<{ content: string }>)[0]!.content;
-  const lines = system.split('\n').filter((l) => l.startsWith('Observation: '));
-  return JSON.parse(lines[lines.length - 1]!.slice('Observation: '.length));
-}
-
-const act = (tool: string, input: unknown, prev?: { id: string; gain: string }) =>
-  `Thought: next step.\nAction: ${tool}[${JSON.stringify({ input, ...(prev ? { previous_observation: { tool_call_id: prev.id, information_gain: prev.gain } } : {}) })}]`;
+import { type AgentSetup, act, useAgentSetup, lastObservation } from './agent-setup';
 
 describe('agent loop over real HTTP against a scripted model', () => {
-  let server: FakeOpenAIServer;
-  let snap: LoadedSnapshot;
-  let partial: LoadedSnapshot;
-  let bundle: PromptBundle;
-  let model: ChatClient;
-  const budgets = Budgets.parse({});
-
-  before(async () => {
-    server = await new FakeOpenAIServer().start();
-    model = new ChatClient(ChatConfig.parse({ base_url: server.baseURL, idle_timeout_ms: 2000, total_timeout_ms: 10_000 }), 'sk-test');
-    bundle = await loadBundle(path.join(baselineDir(), 'baseline-en'));
-    const build = async (paths: string[]) => {
-      const dir = new DataDir(tempDir());
-      await addSources(dir, paths);
-      await buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding: { provider: 'none' }, embeddingApiKey: '', pool: createIngestPool(DEFAULT_INGEST_OPTIONS, null) });
-      return (await loadActiveSnapshot(dir))!;
-    };
-    snap = await build([fixture('markdown'), fixture('pdf', 'photosynthesis-en.pdf')]);
-    const mixed = tempDir('docqa-partial-');
-    fs.copyFileSync(fixture('markdown', 'cell-notes.md'), path.join(mixed, 'cells.md'));
-    fs.copyFileSync(fixture('bad', 'broken.pdf'), path.join(mixed, 'lecture.pdf'));
-    partial = await build([mixed]);
+  const setup = useAgentSetup();
+  let t: AgentSetup;
+  beforeEach(() => {
+    t = setup();
   });
-  after(async () => {
-    assert.deepEqual(server.scriptErrors, [], 'scripted replies saw what they expected');
-    await server.close();
-  });
-
-  const run = (question: string, extra: Partial<Parameters<typeof runAgent>[0]> = {}) => runAgent({ question, snapshot: snap, model, bundle, budgets, ...extra });
+  const run: AgentSetup['run'] = (q, extra) => t.run(q, extra);
 
   it('search, then Finish: a returned block is cited and resolved, a fabricated citation is removed', async () => {
-    server.scriptChat(act('search_blocks', { query: 'Calvin cycle sugar' }), (body) => {
+    t.server.scriptChat(act('search_blocks', { query: 'Calvin cycle sugar' }), (body) => {
       const ref = lastObservation(body).payload!.blocks![0]!.ref;
       return `Thought: enough.\nAction: Finish[The Calvin cycle builds sugar【来源:${ref}】 and is ancient【来源:dfake#b00000000】.]`;
     });
@@ -71,20 +27,20 @@ describe('agent loop over real HTTP against a scripted model', () => {
     const r = await run('What does the Calvin cycle do?', { onEvent: (e) => events.push(e) });
     assert.equal(r.release.status, 'SUCCESS');
     assert.match(r.answer!, /builds sugar【来源:d[0-9a-f]+#b[0-9a-f]+】 and is ancient\.$/);
-    assert.deepEqual(r.removed_citations, ['dfake#b00000000']);
+    assert.deepEqual(r.removed_citations, [{ ref: 'dfake#b00000000', reason: 'not_returned' }]);
     assert.equal(r.citations.length, 1);
     assert.match(r.citations[0]!.section_path, /Calvin Cycle/);
     assert.deepEqual(r.counts, { agent_turns: 2, tool_calls: 1, model_calls: 2, rejected_requests: 0 });
     assert.ok(r.tokens.prompt > 0 && r.tokens.completion > 0);
-    assert.deepEqual(events.filter((e) => e.type !== 'model_delta' && e.type !== 'answer_delta').map((e) => e.type), ['turn_started', 'tool_requested', 'tool_result', 'turn_started', 'release']);
+    assert.deepEqual(events.filter((e) => e.type !== 'model_delta' && e.type !== 'answer_delta' && e.type !== 'ledger').map((e) => e.type), ['turn_started', 'tool_requested', 'tool_result', 'turn_started', 'citations', 'release']);
     // The answer streams as it is written (without the Finish bracket); the release carries the checked answer.
     const streamed = events.flatMap((e) => (e.type === 'answer_delta' ? [e.text] : [])).join('');
     assert.match(streamed, /^The Calvin cycle builds sugar【来源:d[0-9a-f]+#b[0-9a-f]+】 and is ancient【来源:dfake#b00000000】\.$/);
-    assert.equal((events.at(-1) as { answer: string }).answer, r.answer);
+    assert.equal((events.at(-1) as Extract<AgentEvent, { type: 'release' }>).result.answer, r.answer);
   });
 
   it('a duplicate scope never reaches the tool; empty results count NO_GAIN automatically; saturation gives STOP_REQUIRED once, then a tool request ends the run with a fallback from verified progress', async () => {
-    server.scriptChat(
+    t.server.scriptChat(
       act('scan_term', { term: 'zzqxj' }),
       act('scan_term', { term: ' zzqxj ' }),
       (body) => {
@@ -93,14 +49,15 @@ describe('agent loop over real HTTP against a scripted model', () => {
       },
     );
     const r = await run('Is zzqxj mentioned?', { thresholds: { noGain: 2 } });
-    assert.deepEqual(r.counts, { agent_turns: 3, tool_calls: 1, model_calls: 3, rejected_requests: 1 });
+    // Every rejected request is counted, as the trace records it: the repeat (answered STOP_REQUIRED) and the request after it.
+    assert.deepEqual(r.counts, { agent_turns: 3, tool_calls: 1, model_calls: 3, rejected_requests: 2 });
     assert.equal(r.stop_reason, 'INFORMATION_SATURATED');
-    assert.deepEqual(r.release, { status: 'FALLBACK', reason: 'INSUFFICIENT_EVIDENCE' });
-    assert.match(r.answer!, /scan_term \{"term":"zzqxj"\}: empty \(no_match\)/);
+    assert.deepEqual([r.release.status, r.release.reason], ['FALLBACK', 'INSUFFICIENT_EVIDENCE']);
+    assert.match(r.answer!, /^No complete answer could be formed \(insufficient evidence: further searches added nothing new\)\. Checked in this run:\n- Scanning all 5 documents for “zzqxj”: 0 hits$/);
   });
 
   it('a non-empty result must be rated; GAINED resets; a missing rating is a protocol error naming the expected id', async () => {
-    server.scriptChat(
+    t.server.scriptChat(
       act('scan_term', { term: 'cell' }),
       (body) => {
         assert.equal(lastObservation(body).tool_call_id, 'call-1');
@@ -120,25 +77,25 @@ describe('agent loop over real HTTP against a scripted model', () => {
   });
 
   it('consecutive protocol violations stop at the threshold: STOP_REQUIRED once, then the run ends, failing closed with nothing verified', async () => {
-    server.scriptChat('I think the answer is 42.', 'Still no action.', 'Action without thought', 'more', 'more', 'more', 'more', 'more', 'more');
+    t.server.scriptChat('I think the answer is 42.', 'Still no action.', 'Action without thought', 'more', 'more', 'more', 'more', 'more', 'more');
     const r = await run('Anything?', { thresholds: { violations: 2 } });
     assert.equal(r.stop_reason, 'PROGRESS_PROTOCOL_VIOLATED');
-    assert.deepEqual(r.release, { status: 'FAILED', reason: 'PROGRESS_PROTOCOL_VIOLATED' });
+    assert.deepEqual([r.release.status, r.release.reason], ['FAILED', 'PROGRESS_PROTOCOL_VIOLATED']);
     assert.equal(r.answer, null);
-    assert.deepEqual(r.counts, { agent_turns: 3, tool_calls: 0, model_calls: 3, rejected_requests: 2 });
+    assert.deepEqual(r.counts, { agent_turns: 3, tool_calls: 0, model_calls: 3, rejected_requests: 3 });
     // Consume what this run did not ask for, so later tests start clean.
-    (server as unknown as { chatScript: unknown[] }).chatScript.length = 0;
+    (t.server as unknown as { chatScript: unknown[] }).chatScript.length = 0;
   });
 
   /** Tokens of the first prompt of a run, as the harness counts them. */
-  const firstContext = (question: string) => countTokens(renderPrompt(bundle, { tools: toolsPromptText(), collection_status: statusText(snap), question, history: '' })) + countTokens(question);
+  const firstContext = (question: string) => countTokens(renderPrompt(t.bundle, { tools: toolsPromptText(), collection_status: statusText(t.snap), question, history: '' })) + countTokens(question);
 
   it('a result that does not fit the context budget is not appended, and the model is told so', async () => {
     const q = 'List everything about computed properties';
     const small = Budgets.parse({ max_context_tokens: firstContext(q) + 1500, finalization_reserve_tokens: 500 });
-    const doc = snap.documents.find((d) => d.title === '计算属性')!;
+    const doc = t.snap.documents.find((d) => d.title === '计算属性')!;
     let seen: { status: string; payload: unknown; leaked: boolean } | null = null;
-    server.scriptChat(act('list_blocks', { doc_id: doc.doc_id }), (body) => {
+    t.server.scriptChat(act('list_blocks', { doc_id: doc.doc_id }), (body) => {
       const o = lastObservation(body);
       seen = { status: o.harness_status, payload: o.payload, leaked: (body.messages as Array<{ content: string }>)[0]!.content.includes(doc.blocks[5]!.text) };
       return 'Thought: too big.\nAction: Finish[The section is too large for the budget; ask about a smaller part.]';
@@ -149,41 +106,9 @@ describe('agent loop over real HTTP against a scripted model', () => {
     assert.equal(r.counts.tool_calls, 1);
   });
 
-  /**
-   * Probes the token use of one search turn, and returns a request budget that admits that turn but
-   * leaves only the final round after it (`used1`: the first turn's tokens as the fake server counts them).
-   */
-  const budgetAfterOneSearch = async (q: string) => {
-    server.scriptChat(act('search_blocks', { query: 'cell' }), 'Thought: finish.\nAction: Finish[probe]');
-    const start = server.requests.length;
-    await run(q);
-    const [req1, req2] = server.requests.slice(start, start + 2) as unknown as Array<{ body: { messages: Array<{ content: string }> } }>;
-    const used1 = Math.ceil(JSON.stringify(req1!.body.messages).length / 4) + Math.ceil(act('search_blocks', { query: 'cell' }).length / 4);
-    const ctx2 = countTokens(req2!.body.messages[0]!.content) + countTokens(q);
-    return { used1, tight: Budgets.parse({ max_request_tokens: used1 + ctx2 + 200, finalization_reserve_tokens: 400 }) };
-  };
-
-  it('request budget used up: one final round without tools; a tool request there fails closed', async () => {
-    const q = 'What is a cell?';
-    const { tight } = await budgetAfterOneSearch(q);
-    let status = '';
-    server.scriptChat(act('search_blocks', { query: 'cell' }), (body) => {
-      status = lastObservation(body).harness_status;
-      return 'Thought: finish.\nAction: Finish[Cells are the basic unit of life.]';
-    });
-    const ok = await run(q, { budgets: tight });
-    assert.equal(status, 'request_budget_exceeded');
-    assert.deepEqual([ok.release.status, ok.stop_reason, ok.answer], ['SUCCESS', 'BUDGET_LIMIT_REACHED', 'Cells are the basic unit of life.']);
-    server.scriptChat(act('search_blocks', { query: 'cell' }), act('search_blocks', { query: 'organelle' }));
-    const bad = await run(q, { budgets: tight });
-    assert.deepEqual([bad.release.status, bad.stop_reason], ['FALLBACK', 'BUDGET_LIMIT_REACHED']);
-    assert.match(bad.answer!, /Checked in this run/);
-    assert.equal(bad.counts.tool_calls, 1, 'the final-round tool request was not executed');
-  });
-
   it('non-empty results the model rates NO_GAIN twice saturate the run; tool spans and rejected spans are audited apart', async () => {
     const records: TraceRecord[] = [];
-    server.scriptChat(
+    t.server.scriptChat(
       act('scan_term', { term: 'cell' }),
       act('scan_term', { term: 'membrane' }, { id: 'call-1', gain: 'NO_GAIN' }),
       act('scan_term', { term: 'nucleus' }, { id: 'call-2', gain: 'NO_GAIN' }), // saturated: STOP_REQUIRED instead of running
@@ -192,7 +117,7 @@ describe('agent loop over real HTTP against a scripted model', () => {
     const r = await run('Tell me about cells', { tracer: new Tracer('metadata', { write: (x) => records.push(x) }) });
     assert.equal(r.stop_reason, 'INFORMATION_SATURATED');
     assert.equal(r.release.status, 'SUCCESS', 'the model may still Finish after STOP_REQUIRED');
-    assert.deepEqual(r.counts, { agent_turns: 4, tool_calls: 2, model_calls: 4, rejected_requests: 0 });
+    assert.deepEqual(r.counts, { agent_turns: 4, tool_calls: 2, model_calls: 4, rejected_requests: 1 });
     const kinds = (k: string) => records.filter((x) => x.type === 'span' && x.kind === k) as Array<Extract<TraceRecord, { type: 'span' }>>;
     assert.equal(kinds('tool_call').length, 2);
     assert.deepEqual(kinds('rejected_request').map((x) => [x.attributes.reason, x.attributes.stop_reason, x.attributes.information_gain]), [['stop_required', 'INFORMATION_SATURATED', 'NO_GAIN']]);
@@ -200,7 +125,7 @@ describe('agent loop over real HTTP against a scripted model', () => {
   });
 
   it('the tool-call limit is a budget stop: STOP_REQUIRED once with BUDGET_LIMIT_REACHED, then a tool request ends the run with a fallback', async () => {
-    server.scriptChat(
+    t.server.scriptChat(
       act('scan_term', { term: 'cell' }),
       act('scan_term', { term: 'nucleus' }, { id: 'call-1', gain: 'GAINED' }),
       act('scan_term', { term: 'membrane' }, { id: 'call-2', gain: 'GAINED' }), // a third call: over the limit
@@ -213,66 +138,39 @@ describe('agent loop over real HTTP against a scripted model', () => {
     );
     const r = await run('Everything about cells', { budgets: Budgets.parse({ max_tool_calls: 2 }) });
     assert.deepEqual([r.release.status, r.release.reason, r.stop_reason], ['FALLBACK', 'INSUFFICIENT_EVIDENCE', 'BUDGET_LIMIT_REACHED']);
-    assert.deepEqual(r.counts, { agent_turns: 4, tool_calls: 2, model_calls: 4, rejected_requests: 0 });
-    assert.match(r.answer!, /scan_term \{"term":"cell"\}: \d+ result\(s\)\n- scan_term \{"term":"nucleus"\}/);
-  });
-
-  it('the final round fails (model down twice): no answer is invented — verified progress becomes a fallback, nothing verified fails closed', async () => {
-    const q = 'What is a cell?';
-    const { used1, tight } = await budgetAfterOneSearch(q);
-    server.scriptChat(() => {
-      // The final round's call and its one retry both fail.
-      server.inject('/v1/chat/completions', { kind: 'server_error' }, 2);
-      return act('search_blocks', { query: 'cell' });
-    });
-    const r = await run(q, { budgets: tight });
-    assert.deepEqual([r.release.status, r.release.reason, r.stop_reason], ['FALLBACK', 'INSUFFICIENT_EVIDENCE', 'BUDGET_LIMIT_REACHED']);
-    assert.match(r.answer!, /^No complete answer could be formed/);
-    assert.deepEqual([r.counts.tool_calls, r.counts.model_calls], [1, 3]);
-    // The same failure with nothing verified: fail closed, no answer at all.
-    server.inject('/v1/chat/completions', { kind: 'server_error' }, 2);
-    const f = await run(q);
-    assert.deepEqual([f.release.status, f.release.reason, f.answer], ['FAILED', 'MODEL_SERVER_ERROR', null]);
-    // A request budget too small for even the final round stops before calling the model again.
-    server.scriptChat(act('search_blocks', { query: 'cell' }));
-    const before = server.requests.length;
-    const none = await run(q, { budgets: Budgets.parse({ max_request_tokens: used1 + 50, finalization_reserve_tokens: 10 }) });
-    assert.deepEqual([none.release.status, none.stop_reason, server.requests.length - before], ['FALLBACK', 'BUDGET_LIMIT_REACHED', 1]);
+    assert.deepEqual(r.counts, { agent_turns: 4, tool_calls: 2, model_calls: 4, rejected_requests: 2 });
+    assert.match(r.answer!, /\n- Scanning all 5 documents for “cell”: \d+ hits in \d+ blocks\n- Scanning all 5 documents for “nucleus”: \d+ hits? in \d+ blocks?/);
   });
 
   it('zero tool calls is legal (clarification or out of scope), and a partial snapshot’s missing documents are disclosed', async () => {
-    server.scriptChat('Thought: which course?\nAction: Finish[CLARIFY: Which course do you mean: biology or history?]');
+    t.server.scriptChat('Thought: which course?\nAction: Finish[CLARIFY: Which course do you mean: biology or history?]');
     const r = await run('Summarise the course');
     assert.deepEqual([r.release.status, r.release.reason, r.counts.tool_calls, r.counts.model_calls], ['FALLBACK', 'MISSING_REQUIRED_CONTEXT', 0, 1]);
     assert.equal(r.answer, 'Which course do you mean: biology or history?');
     // Out of scope: declined through Finish without tools is an ordinary answer.
-    server.scriptChat('Thought: a study plan is out of scope.\nAction: Finish[I answer questions about your documents; I do not make study plans.]');
+    t.server.scriptChat('Thought: a study plan is out of scope.\nAction: Finish[I answer questions about your documents; I do not make study plans.]');
     const o = await run('Make me a study plan for the exam');
     assert.deepEqual([o.release.status, o.release.reason, o.counts.tool_calls], ['SUCCESS', null, 0]);
     // Clarification after a search: the question to the user, then what was verified, no citations invented.
-    server.scriptChat(act('scan_term', { term: 'mitochondria' }), 'Thought: the notes name two labs.\nAction: Finish[需要澄清：你问的是哪一次实验？]');
+    t.server.scriptChat(act('scan_term', { term: 'mitochondria' }), 'Thought: the notes name two labs.\nAction: Finish[需要澄清：你问的是哪一次实验？]');
     const c = await run('What did the lab measure?');
     assert.deepEqual([c.release.status, c.release.reason, c.counts.tool_calls], ['FALLBACK', 'MISSING_REQUIRED_CONTEXT', 1]);
-    assert.match(c.answer!, /^你问的是哪一次实验？\n\n- scan_term \{"term":"mitochondria"\}: /);
-    server.scriptChat((body) => {
+    assert.match(c.answer!, /^你问的是哪一次实验？\n\n- Scanning all 5 documents for “mitochondria”: /);
+    t.server.scriptChat((body) => {
       const system = (body.messages as Array<{ content: string }>)[0]!.content;
       assert.match(system, /"completeness":"partial"/);
       return 'Thought: answer.\nAction: Finish[Cells are the basic unit of life.]';
     });
-    const p = await run('What is a cell?', { snapshot: partial });
+    const p = await run('What is a cell?', { snapshot: t.partial });
     assert.match(p.answer!, /could not be indexed.*lecture\.pdf/);
   });
 
   it('a retryable tool failure (query embedding down) is retried once without counting another tool call', async () => {
-    const embedding = EmbeddingConfig.parse({ provider: 'openai-compatible', base_url: server.baseURL, model: 'fake', dimensions: 16 }) as RemoteEmbeddingConfig;
-    const dir = new DataDir(tempDir());
-    await addSources(dir, [fixture('markdown', 'cell-notes.md')]);
-    await buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding, embeddingApiKey: '', pool: createIngestPool(DEFAULT_INGEST_OPTIONS, null) });
-    const hybrid = (await loadActiveSnapshot(dir))!;
+    const { snapshot: hybrid, embedding } = await t.hybrid();
     // The embedding client already retries once inside a tool call; two failures make the tool fail once.
-    server.inject('/v1/embeddings', { kind: 'server_error' }, 2);
+    t.server.inject('/v1/embeddings', { kind: 'server_error' }, 2);
     let status = '';
-    server.scriptChat(act('search_blocks', { query: 'microscope' }), (body) => {
+    t.server.scriptChat(act('search_blocks', { query: 'microscope' }), (body) => {
       const o = lastObservation(body) as unknown as { harness_status: string; payload: { mode?: string; error?: unknown } };
       status = `${o.harness_status} ${o.payload.mode ?? ''} ${o.payload.error ? 'error' : ''}`.trim();
       return 'Thought: ok.\nAction: Finish[Use a light microscope.]';
@@ -281,16 +179,16 @@ describe('agent loop over real HTTP against a scripted model', () => {
     assert.equal(status, 'ok hybrid');
     assert.deepEqual([r.release.status, r.counts.tool_calls], ['SUCCESS', 1]);
     // A business error (a rejected key) comes back as the payload and is never retried.
-    server.inject('/v1/embeddings', { kind: 'unauthorized' });
-    const before = server.requests.filter((q) => q.path === '/v1/embeddings').length;
-    server.scriptChat(act('search_blocks', { query: 'nucleus' }), (body) => {
+    t.server.inject('/v1/embeddings', { kind: 'unauthorized' });
+    const before = t.server.requests.filter((q) => q.path === '/v1/embeddings').length;
+    t.server.scriptChat(act('search_blocks', { query: 'nucleus' }), (body) => {
       const o = lastObservation(body) as unknown as { harness_status: string; payload: { error?: { code: string; retryable: boolean } } };
       status = `${o.harness_status} ${o.payload.error?.code} ${o.payload.error?.retryable}`;
       return 'Thought: the search failed.\nAction: Finish[The search is unavailable.]';
     });
     const b = await run('Where is the nucleus?', { snapshot: hybrid, embedQuery: queryEmbedderFor(hybrid.manifest.embedding, embedding, '') });
     assert.match(status, /^ok \S+ false$/);
-    assert.equal(server.requests.filter((q) => q.path === '/v1/embeddings').length - before, 1, 'one embedding request: no retry');
+    assert.equal(t.server.requests.filter((q) => q.path === '/v1/embeddings').length - before, 1, 'one embedding request: no retry');
     assert.equal(b.counts.tool_calls, 1);
   });
 
@@ -298,21 +196,21 @@ describe('agent loop over real HTTP against a scripted model', () => {
     const records: TraceRecord[] = [];
     const broken = { complete: async () => ({ content: null as unknown as string, reasoning: '', finish_reason: 'stop', usage: null }) };
     const r = await run('Anything?', { model: broken, tracer: new Tracer('metadata', { write: (x) => records.push(x) }) });
-    assert.deepEqual([r.release, r.answer], [{ status: 'FAILED', reason: 'HARNESS_INTERNAL_ERROR' }, null]);
+    assert.deepEqual([r.release.status, r.release.reason, r.answer], ['FAILED', 'HARNESS_INTERNAL_ERROR', null]);
     const turn = records.find((x) => x.type === 'span' && x.kind === 'turn') as Extract<TraceRecord, { type: 'span' }>;
     assert.equal(turn.status, 'error');
     assert.match(String(turn.attributes.error), /^TypeError: /);
   });
 
   it('retries a transient model failure once (model_calls grows, turns do not); cancellation mid-stream is CANCELLED', async () => {
-    server.inject('/v1/chat/completions', { kind: 'server_error' });
-    server.scriptChat('Thought: simple.\nAction: Finish[Yes.]');
+    t.server.inject('/v1/chat/completions', { kind: 'server_error' });
+    t.server.scriptChat('Thought: simple.\nAction: Finish[Yes.]');
     const r = await run('Is this simple?');
     assert.deepEqual([r.release.status, r.counts.agent_turns, r.counts.model_calls], ['SUCCESS', 1, 2]);
-    server.scriptChat('Thought: a long answer that the learner will stop before it is finished being written.');
-    server.inject('/v1/chat/completions', { kind: 'stalled_stream' });
+    t.server.scriptChat('Thought: a long answer that the learner will stop before it is finished being written.');
+    t.server.inject('/v1/chat/completions', { kind: 'stalled_stream' });
     const ac = new AbortController();
     const c = await run('Long question', { signal: ac.signal, onEvent: (e) => e.type === 'model_delta' && ac.abort() });
-    assert.deepEqual(c.release, { status: 'CANCELLED', reason: 'CANCELLED' });
+    assert.deepEqual([c.release.status, c.release.reason], ['CANCELLED', 'CANCELLED']);
   });
 });

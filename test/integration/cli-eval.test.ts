@@ -83,24 +83,25 @@ describe('prompt bundles and evaluations', () => {
     fs.writeFileSync(path.join(cli.store, 'prompts', 'broken', 'system.md'), 'no placeholders at all');
     const bad = cli.run(['prompts', 'promote', 'broken']);
     assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /template lacks \{tools\}/);
+    assert.match(bad.stderr, /system\.md lacks \{tools\}/);
   });
 
   it('eval run --repeat 5 reports pass rate, failure types and the case that flips; eval diff compares two evaluations', async () => {
     const goldset = path.join(tempDir(), 'gold.jsonl');
-    const scan = JSON.parse((await cli.runAsync(['tool', 'scan_term', '{"term": "Calvin"}'])).stdout) as { hits: Array<{ ref: string }> };
-    const ref = scan.hits[0]!.ref;
+    // A block is citable when its full text reached the model (search_blocks), not from a scan_term snippet.
+    const found = JSON.parse((await cli.runAsync(['tool', 'search_blocks', '{"query": "Calvin"}'])).stdout) as { blocks: Array<{ ref: string }> };
+    const ref = found.blocks[0]!.ref;
     fs.writeFileSync(
       goldset,
       [
-        { id: 'calvin', question: 'What makes sugar?', expect: { status: 'SUCCESS', cite: [ref], contains: ['Calvin'], tools: ['scan_term'] } },
+        { id: 'calvin', question: 'What makes sugar?', expect: { status: 'SUCCESS', cite: [ref], contains: ['Calvin'], tools: ['search_blocks'] } },
         { id: 'pigment', question: 'Which pigment absorbs light?', expect: { status: 'SUCCESS', contains: ['chlorophyll'], not_contains: ['I do not know'] } },
       ]
         .map((c) => JSON.stringify(c))
         .join('\n'),
     );
     const calvinRun = () => [
-      'Thought: scan.\nAction: scan_term[{"input": {"term": "Calvin"}}]',
+      'Thought: search.\nAction: search_blocks[{"input": {"query": "Calvin"}}]',
       (body: Record<string, unknown>) => {
         const r = /"ref":"([^"]+)"/.exec(systemOf(body).slice(systemOf(body).lastIndexOf('Observation: ')))![1]!;
         return `Thought: enough.\nAction: Finish[The Calvin cycle makes sugar【来源:${r}】.]`;

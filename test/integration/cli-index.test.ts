@@ -186,5 +186,8 @@ describe('docqa index and snapshots (fake embedding server over HTTP)', () => {
     assert.match(plain.stdout, /keyword-only/);
     const missing = cli.run(['index'], { DOCQA_EMBEDDING_PROVIDER: '' });
     assert.equal(missing.code, 2);
+    // A remote embedding endpoint without a key is refused before any request, naming what to set.
+    const nokey = cli.run(['index'], { DOCQA_EMBEDDING_PROVIDER: '', DOCQA_EMBEDDING_BASE_URL: 'https://embeddings.example.org/v1', DOCQA_EMBEDDING_MODEL: 'text-embedding-v4' });
+    assert.deepEqual([nokey.code, nokey.stderr], [2, 'docqa: no embedding API key: set DOCQA_EMBEDDING_API_KEY to your key for https://embeddings.example.org/v1 (model text-embedding-v4), or DOCQA_EMBEDDING_PROVIDER=none for keyword-only search; nothing was sent\n']);
   });
 });

@@ -276,18 +276,21 @@ describe('traces, manifests, replay and export', () => {
     server.inject('/v1/chat/completions', { kind: 'stalled_stream' });
     const before = server.requests.length;
     const child = spawn(process.execPath, [CLI, 'ask', 'A long question?', '--json'], {
-      env: { PATH: process.env.PATH ?? '', HOME: cli.home, DOCQA_HOME: cli.store, DOCQA_EMBEDDING_PROVIDER: 'none', DOCQA_CHAT_BASE_URL: server.baseURL, DOCQA_CHAT_API_KEY: CHAT_KEY },
+      // The snapshot was built with embeddings: its endpoint is needed to search it (ask checks that first).
+      env: { PATH: process.env.PATH ?? '', HOME: cli.home, DOCQA_HOME: cli.store, DOCQA_EMBEDDING_BASE_URL: server.baseURL, DOCQA_EMBEDDING_MODEL: 'fake-embed', DOCQA_EMBEDDING_DIMENSIONS: '32', DOCQA_EMBEDDING_API_KEY: EMBED_KEY, DOCQA_CHAT_BASE_URL: server.baseURL, DOCQA_CHAT_API_KEY: CHAT_KEY },
     });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    while (server.requests.length === before) await sleep(20); // the model call is streaming (and stalled)
+    let done = false;
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => ((done = true), resolve(code))));
+    while (server.requests.length === before && !done) await sleep(20); // the model call is streaming (and stalled)
+    assert.ok(!done, `the run ended before calling the model: ${stderr}`);
     await sleep(100);
     child.kill('SIGINT');
     assert.equal(await exited, 1);
-    assert.match(stderr, /no answer: CANCELLED/);
+    assert.match(stderr, /no answer \(CANCELLED\)/);
     const out = JSON.parse(stdout) as { run_id: string; release: { status: string } };
     assert.equal(out.release.status, 'CANCELLED');
     const shown = cli.json<{ meta: { release: { status: string } }; spans: SpanNode[] }>(['trace', 'show', out.run_id, '--json']);

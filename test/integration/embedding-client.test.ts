@@ -45,7 +45,7 @@ describe('EmbeddingClient against a local OpenAI-compatible server', () => {
     assert.equal((await new EmbeddingClient(config, KEY).embed(['x'])).requests, 2);
     server.inject('/v1/embeddings', { kind: 'server_error' }, 2);
     const before = server.requests.length;
-    await assert.rejects(new EmbeddingClient(config, KEY).embed(['x']), (e: unknown) => e instanceof EmbeddingError && e.code === 'upstream_unavailable' && e.retryable && e.status === 500);
+    await assert.rejects(new EmbeddingClient(config, KEY).embed(['x']), (e: unknown) => e instanceof EmbeddingError && e.code === 'upstream_unavailable' && e.retryable && e.status === 500 && e.failure?.attempts === 2);
     assert.equal(server.requests.length - before, 2, 'exactly one retry');
   });
 
@@ -61,6 +61,7 @@ describe('EmbeddingClient against a local OpenAI-compatible server', () => {
     await assert.rejects(new EmbeddingClient(config, 'sk-wrong-key-abcdef').embed(['x']), (e: unknown) => {
       assert.ok(e instanceof EmbeddingError && !e.retryable && e.status === 401);
       assert.ok(!e.message.includes('sk-wrong-key-abcdef') && !JSON.stringify(e).includes('sk-wrong'));
+      assert.deepEqual([e.failure?.provider, e.failure?.kind, e.failure?.endpoint, e.failure?.attempts, e.failure?.provider_message], ['embedding', 'auth', new URL(server.baseURL).host, 1, 'Authentication Fails: incorrect API key provided: [REDACTED]']);
       return true;
     });
     assert.equal(server.requests.length - before, 1);

@@ -43,10 +43,21 @@ describe('ChatClient against a local OpenAI-compatible server (streaming)', () =
     assert.equal('temperature' in body, false);
   });
 
-  it('a stream that ends without a finish reason is truncated (retryable), never a short answer', async () => {
+  it('a stream that ends without a finish reason is truncated (retryable), never a short answer; what arrived is kept for the budget', async () => {
     server.scriptChat('This answer will be cut off somewhere in the middle of its text.');
     server.inject('/v1/chat/completions', { kind: 'truncated_stream' });
-    await assert.rejects(new ChatClient(config, KEY).complete(messages), (e: unknown) => e instanceof ChatError && e.kind === 'truncated' && e.retryable);
+    await assert.rejects(new ChatClient(config, KEY).complete(messages), (e: unknown) => e instanceof ChatError && e.kind === 'truncated' && e.retryable && e.streamed !== null && e.streamed.content.length > 0);
+    // An error before any answer began (HTTP 500) spent nothing.
+    server.inject('/v1/chat/completions', { kind: 'server_error' });
+    await assert.rejects(new ChatClient(config, KEY).complete(messages), (e: unknown) => e instanceof ChatError && e.streamed === null);
+  });
+
+  it('a per-call output cap is sent as max_tokens, never above the configured maximum', async () => {
+    server.scriptChat('Thought: a.\nAction: Finish[b]', 'Thought: a.\nAction: Finish[b]');
+    const before = server.requests.length;
+    await new ChatClient(config, KEY).complete(messages, { maxOutputTokens: 77 });
+    await new ChatClient(config, KEY).complete(messages, { maxOutputTokens: 1_000_000 });
+    assert.deepEqual(server.requests.slice(before).map((r) => r.body.max_tokens), [77, 4096]);
   });
 
   it('a stream that goes silent ends at the idle deadline; a server that never answers too', async () => {
@@ -67,6 +78,19 @@ describe('ChatClient against a local OpenAI-compatible server (streaming)', () =
     await assert.rejects(new ChatClient(config, 'sk-wrong-0000').complete(messages), (e: unknown) => {
       assert.ok(e instanceof ChatError && e.kind === 'auth' && !e.retryable);
       assert.ok(!e.message.includes('sk-wrong') && !JSON.stringify(e).includes('sk-wrong'));
+      // What a person needs, as data: the service, host and port, status, its own words with the key taken out.
+      assert.deepEqual(e.failure, {
+        provider: 'chat',
+        kind: 'auth',
+        endpoint: new URL(server.baseURL).host,
+        model: 'deepseek-v4-flash',
+        status: 401,
+        network_error: null,
+        provider_message: 'Authentication Fails: incorrect API key provided: [REDACTED]',
+        attempts: 1,
+        retryable: false,
+        action: 'check_key',
+      });
       return true;
     });
   });

@@ -8,7 +8,7 @@ import { TraceWriter } from '../../src/trace/trace-writer';
 import { Tracer } from '../../src/trace/tracer';
 import { PLACEHOLDER_MANIFEST, tempDir } from '../helpers';
 
-const meta = { trace_id: '0'.repeat(32), mode: 'full' as const, started_at: '2026-11-30T00:00:00.000Z', question: 'q', manifest: PLACEHOLDER_MANIFEST, release: { status: 'SUCCESS', reason: null }, stop_reason: null, counts: {}, tokens: {} };
+const meta = { trace_id: '0'.repeat(32), mode: 'full' as const, started_at: '2026-11-30T00:00:00.000Z', question: 'q', manifest: PLACEHOLDER_MANIFEST, release: { status: 'SUCCESS', reason: null }, stop_reason: null, counts: {}, tokens: { prompt: 0, completion: 0, embedding: 0 } };
 
 function spans(tracer: Tracer, n: number): void {
   const root = tracer.start('request', 'request', null);

@@ -1,0 +1,191 @@
+import { z } from 'zod';
+
+/**
+ * A failed call to one of the two cloud services (the chat model, the embedding model), described so a
+ * person can act on it: which service, which host and port, the HTTP status or network error, the
+ * service's own words (with the key removed), how many attempts were made, and what to change. The
+ * same value reaches `ask --json`, the trace and the UI; `describeFailure` turns it into one sentence.
+ */
+export const PROVIDERS = ['chat', 'embedding'] as const;
+export const Provider = z.enum(PROVIDERS);
+export type Provider = z.infer<typeof Provider>;
+
+export const FAILURE_KINDS = [
+  'missing_key',
+  'auth',
+  'balance',
+  'not_found',
+  'rate_limited',
+  'server_error',
+  'unreachable',
+  'timeout',
+  'tls',
+  'context_length',
+  'bad_response',
+  'truncated',
+  'rejected',
+] as const;
+export const FailureKind = z.enum(FAILURE_KINDS);
+export type FailureKind = z.infer<typeof FailureKind>;
+
+/** What the person should do next; each host words it with its own setting names. */
+export const FAILURE_ACTIONS = ['set_key', 'check_key', 'check_balance', 'check_base_url', 'check_model', 'wait_and_retry', 'shorten_request', 'check_tls'] as const;
+export const FailureAction = z.enum(FAILURE_ACTIONS);
+export type FailureAction = z.infer<typeof FailureAction>;
+
+export const ProviderFailure = z.object({
+  provider: Provider,
+  kind: FailureKind,
+  /** host:port of the base URL (the port is explicit even when it is the scheme's default). */
+  endpoint: z.string(),
+  model: z.string().nullable(),
+  status: z.number().int().nullable(),
+  /** A network error code (ECONNREFUSED, ENOTFOUND, CERT_HAS_EXPIRED, …) when no HTTP answer came. */
+  network_error: z.string().nullable(),
+  /** The service's own message, without the key and cut to a readable length. */
+  provider_message: z.string().nullable(),
+  attempts: z.number().int().min(0),
+  retryable: z.boolean(),
+  action: FailureAction,
+});
+export type ProviderFailure = z.infer<typeof ProviderFailure>;
+
+/** `host:port` of a base URL; the URL's text when it does not parse. */
+export function endpointOf(baseUrl: string): string {
+  try {
+    const u = new URL(baseUrl);
+    const port = u.port || (u.protocol === 'https:' ? '443' : u.protocol === 'http:' ? '80' : '');
+    return port ? `${u.hostname}:${port}` : u.hostname;
+  } catch {
+    return baseUrl;
+  }
+}
+
+/** Whether a base URL points at this machine (a local server may need no key). */
+export function isLoopback(baseUrl: string): boolean {
+  try {
+    const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
+}
+
+const TLS_CODES = /^(CERT_|ERR_TLS_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_SSL_)/;
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ESOCKETTIMEDOUT']);
+
+/** The first `code` on an error's cause chain (fetch wraps the socket's error twice). */
+export function networkErrorCode(err: unknown): string | null {
+  for (let e: unknown = err, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z_]+$/.test(code)) return code;
+  }
+  return null;
+}
+
+/** A connection failure by its network code: a TLS problem, a timeout, or an unreachable host. */
+export function connectionKind(code: string | null): FailureKind {
+  if (code && TLS_CODES.test(code)) return 'tls';
+  if (code && TIMEOUT_CODES.has(code)) return 'timeout';
+  return 'unreachable';
+}
+
+/** The kind and the advice for an HTTP status (a 400 about context length is told apart by its words). */
+export function httpKind(status: number, message: string): { kind: FailureKind; retryable: boolean } {
+  if (status === 400 && /maximum context length|context length|context window|too many tokens/i.test(message)) return { kind: 'context_length', retryable: false };
+  if (status === 401 || status === 403) return { kind: 'auth', retryable: false };
+  if (status === 402) return { kind: 'balance', retryable: false };
+  if (status === 404) return { kind: 'not_found', retryable: false };
+  if (status === 429) return { kind: 'rate_limited', retryable: true };
+  if (status === 408 || status === 409 || status >= 500) return { kind: 'server_error', retryable: true };
+  return { kind: 'rejected', retryable: false };
+}
+
+const ACTION_OF: Record<FailureKind, FailureAction> = {
+  missing_key: 'set_key',
+  auth: 'check_key',
+  balance: 'check_balance',
+  not_found: 'check_model',
+  rate_limited: 'wait_and_retry',
+  server_error: 'wait_and_retry',
+  unreachable: 'check_base_url',
+  timeout: 'wait_and_retry',
+  tls: 'check_tls',
+  context_length: 'shorten_request',
+  bad_response: 'check_base_url',
+  truncated: 'wait_and_retry',
+  rejected: 'check_model',
+};
+
+export function actionFor(kind: FailureKind): FailureAction {
+  return ACTION_OF[kind];
+}
+
+/** A provider message fit for a person: one line, at most 300 characters. */
+export function tidyMessage(message: string | null | undefined): string | null {
+  if (!message) return null;
+  const line = message.replace(/\s+/g, ' ').trim();
+  if (!line) return null;
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
+
+/** The names a host gives its settings, so the advice says exactly what to change. */
+export interface SettingNames {
+  key: string;
+  base_url: string;
+  model: string;
+}
+
+export const ENV_SETTING_NAMES: Record<Provider, SettingNames> = {
+  chat: { key: 'DOCQA_CHAT_API_KEY', base_url: 'DOCQA_CHAT_BASE_URL', model: 'DOCQA_CHAT_MODEL' },
+  embedding: { key: 'DOCQA_EMBEDDING_API_KEY', base_url: 'DOCQA_EMBEDDING_BASE_URL', model: 'DOCQA_EMBEDDING_MODEL' },
+};
+
+const WHAT: Record<FailureKind, string> = {
+  missing_key: 'has no API key',
+  auth: 'rejected the API key',
+  balance: 'refused the request: the account has no balance left',
+  not_found: 'does not know the model or the URL',
+  rate_limited: 'is rate-limiting the requests',
+  server_error: 'failed on its side',
+  unreachable: 'could not be reached',
+  timeout: 'did not answer in time',
+  tls: 'could not be reached securely (TLS certificate problem)',
+  context_length: 'refused a request longer than the model’s context',
+  bad_response: 'sent an answer that is not what an OpenAI-compatible service sends',
+  truncated: 'cut its answer off before the end',
+  rejected: 'rejected the request',
+};
+
+function advice(f: ProviderFailure, names: SettingNames): string {
+  const service = f.provider === 'chat' ? 'chat' : 'embedding';
+  switch (f.action) {
+    case 'set_key':
+      return `Set the ${service} API key (${names.key}).`;
+    case 'check_key':
+      return `Check the ${service} API key (${names.key}) and that it belongs to ${f.endpoint}.`;
+    case 'check_balance':
+      return `Top up the account of the ${service} service, or use another key (${names.key}).`;
+    case 'check_model':
+      return `Check the ${service} model name (${names.model}) and the base URL (${names.base_url}).`;
+    case 'check_base_url':
+      return `Check the ${service} base URL (${names.base_url}) and the network.`;
+    case 'check_tls':
+      return `Check the ${service} base URL (${names.base_url}): its certificate is not trusted here.`;
+    case 'shorten_request':
+      return 'Ask a narrower question or lower the context budget.';
+    case 'wait_and_retry':
+      return 'Wait a little and try again.';
+  }
+}
+
+/** One sentence a person can act on, in English (the words hosts show and logs keep). */
+export function describeFailure(f: ProviderFailure, names: SettingNames = ENV_SETTING_NAMES[f.provider]): string {
+  const service = f.provider === 'chat' ? 'chat model' : 'embedding model';
+  const who = `The ${service}${f.model ? ` ${f.model}` : ''} at ${f.endpoint}`;
+  const evidence = [f.status !== null ? `HTTP ${f.status}` : null, f.network_error].filter(Boolean).join(', ');
+  const said = f.provider_message ? `${evidence ? ': ' : ''}“${f.provider_message}”` : '';
+  const why = evidence || said ? ` (${evidence}${said})` : '';
+  const tries = f.attempts > 0 ? `, after ${f.attempts} attempt${f.attempts === 1 ? '' : 's'}` : '';
+  return `${who} ${WHAT[f.kind]}${why}${tries}. ${advice(f, names)}`;
+}

@@ -1,0 +1,52 @@
+import type { Provider, SettingNames } from '../common/provider-failure';
+import type { LoadedSnapshot } from '../index/snapshot-store';
+import type { QueryEmbedder, ToolName } from '../tools/tool';
+import type { Span, Tracer } from '../trace/tracer';
+import type { AgentEvent } from './agent-result';
+import type { Budgets } from './budget';
+import type { ChatMessage, ChatResult, CompleteOptions } from './model-client';
+import type { ProgressTracker } from './progress-tracker';
+import type { PromptBundle } from './prompt-bundle';
+import type { RunState } from './run-state';
+import type { Lang } from './step-words';
+
+/** What the loop needs from a model: one streamed completion (ChatClient in production). */
+export interface ChatModel {
+  complete(messages: readonly ChatMessage[], opts: CompleteOptions): Promise<ChatResult>;
+}
+
+export interface AgentOptions {
+  question: string;
+  snapshot: LoadedSnapshot;
+  embedQuery?: QueryEmbedder;
+  model: ChatModel;
+  bundle: PromptBundle;
+  budgets: Budgets;
+  thresholds?: { noGain?: number; violations?: number };
+  /** The answer's language (the fallback is written in it); default: the bundle's. */
+  lang?: Lang;
+  /** The run's tool whitelist, fixed for the run. */
+  tools?: ReadonlyArray<ToolName>;
+  signal?: AbortSignal;
+  onEvent?: (e: AgentEvent) => void;
+  /** Receives the run's spans (request → turn → llm/tool/rejected/budget/retry → release). */
+  tracer?: Tracer;
+  /** How the host names its settings, for the advice in provider errors (default: the CLI's variables). */
+  settingNames?: Partial<Record<Provider, SettingNames>>;
+}
+
+/** One run's fixed inputs and its services, handed to every step of the loop. */
+export interface Loop {
+  readonly o: AgentOptions;
+  readonly state: RunState;
+  readonly tracker: ProgressTracker;
+  readonly tracer: Tracer;
+  readonly root: Span;
+  readonly whitelist: ReadonlyArray<ToolName>;
+  readonly lang: Lang;
+  emit(e: AgentEvent): void;
+  /** Emits the budget ledger as it stands now. */
+  ledger(): void;
+  /** Tokens of the current prompt around the history (the agent's, or the final round's). */
+  frameTokens(): number;
+}

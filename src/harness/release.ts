@@ -1,0 +1,81 @@
+import path from 'node:path';
+import { describeFailure } from '../common/provider-failure';
+import type { AgentResult, Release, ReleaseStatus } from './agent-result';
+import { checkCitations } from './citations';
+import type { Loop } from './loop-context';
+import type { ChatError } from './model-client';
+import { renderFallback, stopWords } from './progress-snapshot';
+import type { StopReason } from './progress-tracker';
+
+/** The partial snapshot's missing documents, named in the answer unless it names them already. */
+function disclosePartial(loop: Loop, answer: string): string {
+  const m = loop.o.snapshot.manifest;
+  if (m.state !== 'ready_partial') return answer;
+  const missing = m.failed_documents.map((f) => path.basename(f.path)).filter((n) => !answer.includes(n));
+  if (missing.length === 0) return answer;
+  return loop.lang === 'zh' ? `${answer}\n\n（注意：以下文档未能入库，本回答未覆盖：${missing.join('、')}）` : `${answer}\n\n(Note: these documents could not be indexed and are not covered: ${missing.join(', ')})`;
+}
+
+const spanStatus = (s: ReleaseStatus) => (s === 'FAILED' ? 'error' : s === 'CANCELLED' ? 'cancelled' : 'ok');
+
+/**
+ * The run's one exit: the answer's citations checked against what this run showed the model, a partial
+ * collection disclosed, the release span and the events (citations, then release), the result.
+ */
+export function releaseRun(loop: Loop, release: Release, answer: string | null, stopReason: StopReason | null): AgentResult {
+  const { state, tracer, root } = loop;
+  let text = answer;
+  const check = text === null ? { answer: null, cited: [], removed: [] } : checkCitations(text, { citable: new Set(state.citable.keys()), located: state.located, refused: state.refused });
+  if (check.answer !== null) text = disclosePartial(loop, check.answer);
+  const citations = check.cited.map((r) => state.citable.get(r)!);
+  const stop = stopReason ?? loop.tracker.stopReason;
+  const span = tracer.start('release', 'release', root, { status: release.status, reason: release.reason, detail: release.detail, stop_reason: stop, citations: citations.map((c) => c.ref), removed_citations: check.removed.map((r) => `${r.ref} (${r.reason})`) });
+  if (text !== null) span.artifact('answer', text);
+  span.end(spanStatus(release.status));
+  const result: AgentResult = {
+    release,
+    stop_reason: stop,
+    answer: text,
+    citations,
+    removed_citations: check.removed,
+    counts: { ...state.counts },
+    tokens: { ...state.tokens, estimated: { ...state.tokens.estimated } },
+    ledger: state.ledger(loop.o.budgets),
+    progress: state.progress(stop),
+  };
+  root.end(spanStatus(release.status), { status: release.status, reason: release.reason, stop_reason: stop, ...state.counts, prompt_tokens: state.tokens.prompt, completion_tokens: state.tokens.completion, embedding_tokens: state.tokens.embedding });
+  loop.emit({ type: 'citations', verified: citations, removed: check.removed });
+  loop.emit({ type: 'release', result });
+  return result;
+}
+
+export const ok = (): Release => ({ status: 'SUCCESS', reason: null, detail: null, failure: null });
+
+/** A model call that failed for good: FAILED with the provider's failure in words, whatever was verified. */
+export function modelFailed(loop: Loop, error: ChatError, attempts: number, retryRefused: boolean): AgentResult {
+  const failure = error.failure ? { ...error.failure, attempts } : null;
+  const names = failure ? loop.o.settingNames?.[failure.provider] : undefined;
+  const detail = failure ? describeFailure(failure, names) : error.message;
+  return releaseRun(loop, { status: 'FAILED', reason: `MODEL_${error.kind.toUpperCase()}`, detail: retryRefused ? `${detail} It was not retried: the request budget cannot pay another call.` : detail, failure }, null, null);
+}
+
+/**
+ * The run cannot go on (a controlled stop: saturation, a budget, a tool requested in the final round).
+ * A technical failure met on the way is the reason (never hidden behind "insufficient evidence"); else
+ * verified progress becomes a FALLBACK in the answer's language; with nothing verified it fails closed.
+ */
+export function giveUp(loop: Loop, reason: string, stopReason: StopReason | null): AgentResult {
+  const { state, lang } = loop;
+  const stop = stopReason ?? loop.tracker.stopReason;
+  if (state.technical) {
+    const t = state.technical;
+    const names = t.failure ? loop.o.settingNames?.[t.failure.provider] : undefined;
+    return releaseRun(loop, { status: 'FAILED', reason: t.reason, detail: t.failure ? describeFailure(t.failure, names) : t.detail, failure: t.failure }, null, stop);
+  }
+  const why = stopWords(stop, 'en') ?? reason.toLowerCase().replace(/_/g, ' ');
+  if (state.facts.length) {
+    const detail = `Stopped (${why}) before an answer was formed; the answer lists the ${state.facts.length} check${state.facts.length === 1 ? '' : 's'} made.`;
+    return releaseRun(loop, { status: 'FALLBACK', reason: 'INSUFFICIENT_EVIDENCE', detail, failure: null }, renderFallback(state.progress(stop), lang), stop);
+  }
+  return releaseRun(loop, { status: 'FAILED', reason, detail: `Stopped (${why}) before anything was verified: no answer is given.`, failure: null }, null, stop);
+}

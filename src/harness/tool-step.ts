@@ -1,0 +1,141 @@
+import crypto from 'node:crypto';
+import type { ProviderFailure } from '../common/provider-failure';
+import { EmbeddingError } from '../index/embedding-client';
+import { countTokens } from '../index/tokenizer';
+import { runTool } from '../tools/registry';
+import type { BlockView, ToolContext, ToolName, ToolPayload } from '../tools/tool';
+import { stableJson } from '../trace/run-manifest';
+import type { Attributes } from '../trace/trace-model';
+import type { Span } from '../trace/tracer';
+import type { BlockBrief } from './agent-result';
+import { admit } from './budget';
+import type { Loop } from './loop-context';
+import { observeHarness } from './request-gate';
+import { outcomeOf, scopeOf } from './step-words';
+
+/** Errors of the tools' execution layer (seed A.2): the tool could not do its work; not the model's mistake. */
+const EXECUTION_ERRORS = new Set(['upstream_unavailable', 'collection_unavailable', 'tool_internal_error']);
+
+/** The payload's identity for replay: same hash, same result, byte for byte. */
+export function payloadHash(p: ToolPayload): string {
+  return crypto.createHash('sha256').update(stableJson(p)).digest('hex');
+}
+
+/** What a tool span records about a result in every trace mode: counts, refs and (for search) ranks and scores. */
+function resultAttributes(p: ToolPayload): Attributes {
+  const items = ((p.blocks ?? p.hits) as Array<{ ref: string }> | undefined) ?? [];
+  const docs = (p.documents as Array<{ doc_id: string }> | undefined) ?? [];
+  return {
+    outcome: p.error ? `error ${p.error.code}` : p.empty_reason ? `empty (${p.empty_reason})` : `${items.length || docs.length} result(s)`,
+    error_code: p.error?.code ?? null,
+    empty_reason: (p.empty_reason as string | undefined) ?? null,
+    result_count: items.length || docs.length,
+    refs: items.map((b) => b.ref),
+    doc_ids: docs.map((d) => d.doc_id),
+    token_estimate: p.token_estimate,
+    payload_hash: payloadHash(p),
+  };
+}
+
+function briefs(p: ToolPayload): BlockBrief[] {
+  const items = ((p.blocks ?? p.hits) as Array<Partial<BlockView> & { ref: string; snippet?: string }> | undefined) ?? [];
+  return items.map((b) => ({ ref: b.ref, doc_title: b.doc_title ?? '', section_path: b.section_path ?? '', first_line: ((b.text ?? b.snippet ?? '').split('\n').find((l) => l.trim()) ?? '').trim().slice(0, 160) }));
+}
+
+/**
+ * Runs one admitted tool request: a logical tool call (a transient failure is retried once without
+ * counting again), then budget admission of its result — with `used` counting every token the request
+ * has spent, this turn's included. An admitted result enters the history whole and becomes verified
+ * progress; a refused one is left out and the model is told which budget refused it; a result that
+ * broke on an execution error takes that tool out of service for the rest of the run and is kept as
+ * the run's technical failure. Query embeddings are counted as embedding tokens.
+ */
+export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input: Record<string, unknown>, scope: string, rating: Attributes): Promise<void> {
+  const { state, tracker, o } = loop;
+  state.counts.tool_calls++;
+  const id = `call-${state.counts.tool_calls}`;
+  const stepScope = scopeOf(tool, input, o.snapshot);
+  const call = loop.tracer.start('tool_call', tool, turn, { tool, tool_call_id: id, scope, input: input as Attributes, ...rating });
+  loop.emit({ type: 'tool_requested', tool, tool_call_id: id, scope_key: scope, scope: stepScope });
+  let embeddingFailure: ProviderFailure | null = null;
+  const embedQuery = o.embedQuery;
+  const ctx: ToolContext = {
+    snapshot: o.snapshot,
+    signal: o.signal,
+    embedQuery: embedQuery
+      ? async (query, signal) => {
+          try {
+            const e = await embedQuery(query, signal);
+            state.spendEmbedding(e.tokens, e.estimated);
+            return e;
+          } catch (err) {
+            if (err instanceof EmbeddingError && err.failure) embeddingFailure = err.failure;
+            throw err;
+          }
+        }
+      : undefined,
+    onTrace: (e) => call.set({ search: e.detail as Attributes }),
+  };
+  let payload = await runTool(tool, input, ctx);
+  if (payload.error?.retryable) {
+    loop.tracer.start('retry', `retry ${tool}`, call, { of: 'tool_call', attempt: 2, after_error: payload.error.code }).end();
+    state.retries++;
+    payload = await runTool(tool, input, ctx);
+  }
+  call.set({ ...resultAttributes(payload), embedding_tokens: state.tokens.embedding });
+  call.artifact('tool_payload', () => JSON.stringify(payload));
+  const obsJson = JSON.stringify({ harness_status: 'ok', tool, tool_call_id: id, payload, message: null });
+  const entry = `Observation: ${obsJson}`;
+  const resultTokens = countTokens(entry) + 1;
+  const frame = loop.frameTokens();
+  const admission = admit(o.budgets, { context_tokens: frame + state.historyTokens, used_request_tokens: state.used }, resultTokens);
+  loop.tracer
+    .start('budget_decision', 'admission', call, {
+      check: 'admission',
+      admitted: admission.admitted,
+      reason: admission.admitted ? null : admission.reason,
+      result_tokens: resultTokens,
+      context_tokens: frame + state.historyTokens,
+      context_tokens_with_result: admission.context_tokens,
+      used_request_tokens: state.used,
+      reserve: o.budgets.finalization_reserve_tokens,
+      max_context_tokens: o.budgets.max_context_tokens,
+      max_request_tokens: o.budgets.max_request_tokens,
+    })
+    .end(admission.admitted ? 'ok' : 'error');
+  loop.ledger();
+
+  const execError = payload.error && EXECUTION_ERRORS.has(payload.error.code);
+  if (!admission.admitted) {
+    tracker.recordResult(id, scope, true);
+    for (const b of briefs(payload)) state.refused.add(b.ref);
+    const outcome = outcomeOf(payload, { reason: admission.reason, tokens: resultTokens });
+    state.limitations.push({ kind: 'not_admitted', tool_call_id: id, scope: stepScope, outcome, documents: [] });
+    if (admission.reason === 'request_budget_exceeded') state.requestBudgetSpent = true;
+    call.end(payload.error ? 'error' : 'ok', { admitted: false, auto_information_gain: 'NO_GAIN' });
+    loop.emit({ type: 'tool_result', tool, tool_call_id: id, outcome, blocks: [] });
+    const which = admission.reason === 'context_budget_exceeded' ? 'context' : 'request';
+    observeHarness(loop, { harness_status: admission.reason, tool, tool_call_id: id, payload: null, message: `the result (${payload.token_estimate} tokens) does not fit the ${which} budget and was not added; ${which === 'context' ? 'narrow the scope or Finish' : 'no more tools: Finish now and state what is unfinished'}` });
+    return;
+  }
+  const outcome = outcomeOf(payload);
+  if (execError) {
+    // The tool could not work (an endpoint down, a defect): not evidence, not the model's fault, no gain either way.
+    tracker.recordFailure(scope);
+    state.unavailable.set(tool, payload.error!.message);
+    state.limitations.push({ kind: 'tool_error', tool_call_id: id, scope: stepScope, outcome, documents: [] });
+    state.technical = { reason: payload.error!.code.toUpperCase(), detail: payload.error!.message, failure: embeddingFailure };
+  } else {
+    tracker.recordResult(id, scope, Boolean(payload.error || payload.empty_reason));
+    if (!payload.error) {
+      state.facts.push({ tool_call_id: id, scope: stepScope, outcome });
+      state.scopes.push(scope);
+      for (const b of (payload.blocks as BlockView[] | undefined) ?? []) state.returned(b);
+      for (const h of (payload.hits as Array<{ ref: string }> | undefined) ?? []) state.located.add(h.ref);
+    }
+  }
+  const empty = Boolean(payload.error || payload.empty_reason);
+  call.end(payload.error ? 'error' : 'ok', { admitted: true, ...(empty && !execError ? { auto_information_gain: 'NO_GAIN' } : {}) });
+  loop.emit({ type: 'tool_result', tool, tool_call_id: id, outcome, blocks: briefs(payload) });
+  state.addHistory(entry);
+}

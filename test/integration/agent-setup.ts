@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before } from 'node:test';
+import { runAgent } from '../../src/harness/agent-loop';
+import { Budgets } from '../../src/harness/budget';
+import { ChatClient, ChatConfig } from '../../src/harness/model-client';
+import { baselineDir, loadBundle, type PromptBundle } from '../../src/harness/prompt-bundle';
+import { buildSnapshot } from '../../src/index/build-snapshot';
+import { DataDir } from '../../src/index/data-dir';
+import type { RemoteEmbeddingConfig } from '../../src/index/embedding-client';
+import { createIngestPool } from '../../src/index/ingest-pool';
+import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
+import { type LoadedSnapshot, loadActiveSnapshot } from '../../src/index/snapshot-store';
+import { addSources } from '../../src/index/sources';
+import type { SpanRecord, TraceRecord } from '../../src/trace/trace-model';
+import { Tracer } from '../../src/trace/tracer';
+import { FakeOpenAIServer } from '../fakes/openai-server';
+import { fixture, tempDir } from '../helpers';
+
+/** The last Observation the harness put into the prompt the model received. */
+export function lastObservation(body: Record<string, unknown>): { tool_call_id: string | null; harness_status: string; message: string | null; payload: { blocks?: Array<{ ref: string }>; hits?: Array<{ ref: string }>; error?: { code: string; message: string; retryable: boolean }; mode?: string } | null } {
+  const system = (body.messages as Array<{ content: string }>)[0]!.content;
+  const lines = system.split('\n').filter((l) => l.startsWith('Observation: '));
+  return JSON.parse(lines[lines.length - 1]!.slice('Observation: '.length));
+}
+
+/** The system prompt of a recorded request. */
+export const systemOf = (body: Record<string, unknown>) => (body.messages as Array<{ content: string }>)[0]!.content;
+
+/** A tool Action as a model writes it, with the rating of the previous observation when given. */
+export const act = (tool: string, input: unknown, prev?: { id: string; gain: string }) =>
+  `Thought: next step.\nAction: ${tool}[${JSON.stringify({ input, ...(prev ? { previous_observation: { tool_call_id: prev.id, information_gain: prev.gain } } : {}) })}]`;
+
+/** A tracer that keeps the run's spans, and a lookup by kind. */
+export function recordingTracer() {
+  const records: TraceRecord[] = [];
+  const tracer = new Tracer('metadata', { write: (r) => records.push(r) });
+  const spans = (kind: string) => records.filter((r): r is SpanRecord => r.type === 'span' && r.kind === kind);
+  return { tracer, records, spans };
+}
+
+export interface AgentSetup {
+  server: FakeOpenAIServer;
+  model: ChatClient;
+  bundle: PromptBundle;
+  zhBundle: PromptBundle;
+  snap: LoadedSnapshot;
+  partial: LoadedSnapshot;
+  run: (question: string, extra?: Partial<Parameters<typeof runAgent>[0]>) => ReturnType<typeof runAgent>;
+  /** A snapshot with embeddings from the fake server (its embedding config). */
+  hybrid: () => Promise<{ snapshot: LoadedSnapshot; embedding: RemoteEmbeddingConfig }>;
+}
+
+async function build(paths: string[], embedding: RemoteEmbeddingConfig | null = null): Promise<LoadedSnapshot> {
+  const dir = new DataDir(tempDir());
+  await addSources(dir, paths);
+  await buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding: embedding ?? { provider: 'none' }, embeddingApiKey: '', pool: createIngestPool(DEFAULT_INGEST_OPTIONS, null) });
+  return (await loadActiveSnapshot(dir))!;
+}
+
+/** A fake OpenAI-compatible server, a chat client on it, the baselines, and snapshots of the fixtures. */
+export async function agentSetup(): Promise<AgentSetup> {
+  const server = await new FakeOpenAIServer().start();
+  const model = new ChatClient(ChatConfig.parse({ base_url: server.baseURL, idle_timeout_ms: 2000, total_timeout_ms: 10_000 }), 'sk-test');
+  const bundle = await loadBundle(path.join(baselineDir(), 'baseline-en'));
+  const zhBundle = await loadBundle(path.join(baselineDir(), 'baseline-zh'));
+  const snap = await build([fixture('markdown'), fixture('pdf', 'photosynthesis-en.pdf')]);
+  const mixed = tempDir('docqa-partial-');
+  fs.copyFileSync(fixture('markdown', 'cell-notes.md'), path.join(mixed, 'cells.md'));
+  fs.copyFileSync(fixture('bad', 'broken.pdf'), path.join(mixed, 'lecture.pdf'));
+  const partial = await build([mixed]);
+  let hybrid: { snapshot: LoadedSnapshot; embedding: RemoteEmbeddingConfig } | null = null;
+  const budgets = Budgets.parse({});
+  return {
+    server,
+    model,
+    bundle,
+    zhBundle,
+    snap,
+    partial,
+    run: (question, extra = {}) => runAgent({ question, snapshot: snap, model, bundle, budgets, ...extra }),
+    hybrid: async () => {
+      if (!hybrid) {
+        const embedding = { provider: 'openai-compatible', base_url: server.baseURL, model: 'fake', dimensions: 16, batch_size: 64, concurrency: 4, timeout_ms: 5000, max_retry_after_ms: 30_000 } as const satisfies RemoteEmbeddingConfig;
+        hybrid = { snapshot: await build([fixture('markdown', 'cell-notes.md')], embedding), embedding };
+      }
+      return hybrid;
+    },
+  };
+}
+
+/**
+ * Registers the suite's hooks: the setup before its tests, and after them a check that every scripted
+ * reply saw what it expected, then the server closed (closed even when that check fails).
+ */
+export function useAgentSetup(): () => AgentSetup {
+  let t: AgentSetup | null = null;
+  before(async () => {
+    t = await agentSetup();
+  });
+  after(async () => {
+    try {
+      assert.deepEqual(t?.server.scriptErrors, [], 'scripted replies saw what they expected');
+    } finally {
+      await t?.server.close();
+    }
+  });
+  return () => t!;
+}

@@ -10,6 +10,12 @@ describe('keyword tokens', () => {
     assert.deepEqual(keywordTokens('DeepSeek ｖ4 光合作用!'), ['deepseek', 'v4', '光', '光合', '合', '合作', '作', '作用', '用']);
     assert.deepEqual(keywordTokens('Café—naïve'), ['café', 'naïve']);
   });
+
+  it('end a word where a CJK run starts, so the run is searchable when no space separates them', () => {
+    assert.deepEqual(keywordTokens('volatile关键字'), ['volatile', '关', '关键', '键', '键字', '字']);
+    assert.deepEqual(keywordTokens('3月由ω-force开发'), ['3', '月', '月由', '由', 'ω', 'force', '开', '开发', '发']);
+    assert.deepEqual(keywordTokens('コーヒー'), ['コ', 'コー', 'ー', 'ーヒ', 'ヒ', 'ヒー', 'ー']);
+  });
 });
 
 describe('BM25 index', () => {

@@ -1,0 +1,44 @@
+/**
+ * Keyword-only retrieval over a small folder of learner notes (test/fixtures/notes), built and loaded
+ * the way `docqa index` does it: the failures seen on a real Chinese study-notes repository.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import { buildSnapshot } from '../../src/index/build-snapshot';
+import { DataDir } from '../../src/index/data-dir';
+import { EmbeddingConfig } from '../../src/index/embedding-client';
+import { hybridSearch } from '../../src/index/hybrid-search';
+import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
+import { type LoadedSnapshot, loadActiveSnapshot } from '../../src/index/snapshot-store';
+import { addSources } from '../../src/index/sources';
+import { fixture, tempDir } from '../helpers';
+
+/** The top k blocks for a query as `file: section path`. */
+function top(s: LoadedSnapshot, query: string, k: number): string[] {
+  return hybridSearch(s.bm25, null, query, null, k).map((h) => {
+    const [di, bi] = s.blockRefs[h.block]!;
+    const d = s.documents[di]!;
+    return `${path.basename(d.path)}: ${d.blocks[bi]!.section_path}`;
+  });
+}
+
+describe('keyword retrieval over learner notes', () => {
+  let snapshot: LoadedSnapshot;
+  before(async () => {
+    const store = new DataDir(path.join(tempDir(), 'store'));
+    await addSources(store, [fixture('notes')]);
+    await buildSnapshot(store, { ingest: DEFAULT_INGEST_OPTIONS, embedding: EmbeddingConfig.parse({ provider: 'none' }), embeddingApiKey: '' });
+    snapshot = (await loadActiveSnapshot(store))!;
+  });
+
+  it('a generated table of contents is no block: the section a query names comes first, not the list of all titles', () => {
+    assert.equal(top(snapshot, 'TCP 三次握手', 1)[0], '计算机网络.md: 计算机网络笔记 > TCP 的三次握手');
+    assert.equal(top(snapshot, '死锁的必要条件', 1)[0], '操作系统.md: 操作系统 > 死锁 > 死锁的必要条件');
+    // Typora's list in the page's first section, doctoc's before the first heading: neither is a block.
+    const blocks = snapshot.documents.flatMap((d) => d.blocks);
+    assert.ok(!blocks.some((b) => /\]\(#/.test(b.text) && !b.text.includes('://')), 'no block is made of anchor links');
+    // A list of external links is content.
+    assert.equal(top(snapshot, 'RFC 793', 1)[0], '计算机网络.md: 计算机网络笔记 > 参考资料');
+  });
+});

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { Bm25Index, buildBm25 } from '../src/index/bm25-index';
+import { Bm25Index, buildBm25, keywordFields } from '../src/index/bm25-index';
 import { hybridSearch } from '../src/index/hybrid-search';
 import { ingestFile } from '../src/index/ingest-file';
 import { DEFAULT_INGEST_OPTIONS, type Document } from '../src/index/model';
@@ -40,7 +40,9 @@ export async function loadNotes(): Promise<{ documents: Document[]; questions: Q
 export async function notesBench(): Promise<BenchRow[]> {
   const { documents, questions } = await loadNotes();
   const blocks = documents.flatMap((d) => d.blocks.map((b) => ({ file: path.basename(d.path), section: b.section_path, text: b.text })));
-  const index = new Bm25Index(buildBm25(blocks.map((b) => b.text)));
+  // Fed as a build feeds it: each block's text and headings (its document's title and section path).
+  const { texts, headings } = keywordFields(documents);
+  const index = new Bm25Index(buildBm25(texts, headings));
   const withPaths = bigramBm25(blocks.map((b) => `${b.section}\n${b.text}`));
   const textOnly = bigramBm25(blocks.map((b) => b.text));
   const tally = { ours: [0, 0], reference: [0, 0], textOnly: [0, 0] };

@@ -8,8 +8,9 @@
  * Version 2: a word stops where a CJK run starts. Han is a letter (\p{L}) too, so `volatile关键字`, `3月`
  * and `force开发的战国无双系列` were one token each, their Chinese unsearchable (CMRC 2018 recall@5 0.956
  * against 0.996 for a plain bigram BM25). The prolonged sound mark ー belongs to the kana runs it joins.
+ * Blocks are indexed with their headings (title and section path) as a second field: bm25-index.ts.
  */
-export const KEYWORD_TOKENIZER_NAME = 'docqa-keyword@2 (nfkc-lower words + cjk uni+bigrams)';
+export const KEYWORD_TOKENIZER_NAME = 'docqa-keyword@2 (nfkc-lower words + cjk uni+bigrams; text and heading fields)';
 
 // ー (U+30FC) is of no script of its own: without it コーヒー was three runs.
 const CJK = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30FC`;

@@ -3,6 +3,7 @@
  * the way `docqa index` does it: the failures seen on a real Chinese study-notes repository.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { buildSnapshot } from '../../src/index/build-snapshot';
@@ -10,7 +11,8 @@ import { DataDir } from '../../src/index/data-dir';
 import { EmbeddingConfig } from '../../src/index/embedding-client';
 import { hybridSearch } from '../../src/index/hybrid-search';
 import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
-import { type LoadedSnapshot, loadActiveSnapshot } from '../../src/index/snapshot-store';
+import { KEYWORD_TOKENIZER_NAME } from '../../src/index/keyword-tokenizer';
+import { FILES, type LoadedSnapshot, loadActiveSnapshot } from '../../src/index/snapshot-store';
 import { addSources } from '../../src/index/sources';
 import { fixture, tempDir } from '../helpers';
 
@@ -23,12 +25,14 @@ function top(s: LoadedSnapshot, query: string, k: number): string[] {
   });
 }
 
+const KEYWORD_ONLY = { ingest: DEFAULT_INGEST_OPTIONS, embedding: EmbeddingConfig.parse({ provider: 'none' }), embeddingApiKey: '' };
+
 describe('keyword retrieval over learner notes', () => {
   let snapshot: LoadedSnapshot;
   before(async () => {
     const store = new DataDir(path.join(tempDir(), 'store'));
     await addSources(store, [fixture('notes')]);
-    await buildSnapshot(store, { ingest: DEFAULT_INGEST_OPTIONS, embedding: EmbeddingConfig.parse({ provider: 'none' }), embeddingApiKey: '' });
+    await buildSnapshot(store, KEYWORD_ONLY);
     snapshot = (await loadActiveSnapshot(store))!;
   });
 
@@ -40,5 +44,23 @@ describe('keyword retrieval over learner notes', () => {
     assert.ok(!blocks.some((b) => /\]\(#/.test(b.text) && !b.text.includes('://')), 'no block is made of anchor links');
     // A list of external links is content.
     assert.equal(top(snapshot, 'RFC 793', 1)[0], '计算机网络.md: 计算机网络笔记 > 参考资料');
+  });
+  it('a block’s headings count: the section titled by the query outranks a paragraph that mentions its words', () => {
+    // The TCP/UDP paragraph names 拥塞控制 twice and TCP twice; the congestion-control section's text
+    // says neither, its heading does.
+    assert.equal(top(snapshot, 'TCP 拥塞控制', 1)[0], '计算机网络.md: 计算机网络笔记 > TCP 拥塞控制');
+  });
+  it('re-indexes a snapshot of an older keyword tokenizer from its parse results, and then answers as a fresh build', async () => {
+    const store = new DataDir(path.join(tempDir(), 'store'));
+    await addSources(store, [fixture('notes')]);
+    const first = (await buildSnapshot(store, KEYWORD_ONLY)).manifest;
+    const file = path.join(store.snapshotDir(first.id), FILES.manifest);
+    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), keyword_tokenizer: 'docqa-keyword@1 (nfkc-lower words + cjk uni+bigrams)' }));
+    const second = (await buildSnapshot(store, KEYWORD_ONLY)).manifest;
+    assert.equal(second.keyword_tokenizer, KEYWORD_TOKENIZER_NAME);
+    assert.ok(!second.segments.some((sg) => first.segments.some((f) => f.id === sg.id)), 'no segment of the old index is kept');
+    assert.equal(second.stats.reused_documents, second.documents.length, 'no file parsed again');
+    const again = (await loadActiveSnapshot(store))!;
+    for (const q of ['volatile 关键字的作用', 'TCP 三次握手', 'TCP 拥塞控制']) assert.deepEqual(top(again, q, 5), top(snapshot, q, 5), q);
   });
 });

@@ -1,4 +1,4 @@
-import { keywordTokens } from './keyword-tokenizer';
+import { keywordTokens, queryTerms } from './keyword-tokenizer';
 import type { Document } from './model';
 import { PREAMBLE_TITLE } from './parsed-document';
 import type { TermTable } from './term-table';
@@ -9,8 +9,9 @@ export const BM25_B = 0.75;
 /**
  * How much a term in a block's headings (document title and section path) counts against the same term
  * in its text, in BM25F's combined term frequency. Measured on the notes set (bench/notes, section
- * recall@1): 1 → 0.90, 2-4 → 0.94, 5 → 0.93; CMRC 2018 and SQuAD with their article titles as headings
- * stay at or above text-only recall (0.995-0.996, 0.922-0.923).
+ * recall@1, 67 questions): 1 → 0.91, 2-3 → 0.94, 4 → 0.97, 5 → 0.955; 3, inside the plateau rather than
+ * at its two-question peak. CMRC 2018 and SQuAD with their article titles as headings stay at or above
+ * text-only recall (0.999, 0.922-0.923 against 0.999, 0.911).
  */
 export const HEADING_WEIGHT = 3;
 
@@ -166,9 +167,10 @@ interface Norms {
 /**
  * BM25F (Robertson & Zaragoza) over a snapshot's segments, with two fields per block: text and headings.
  * A term's frequencies in the two, each divided by its field's length normalisation, the headings'
- * weighted by HEADING_WEIGHT, make one frequency x; a block scores Σ idf · x(k1 + 1)/(k1 + x) over the
- * query's distinct terms, so a term in a section's title saturates with the same term in its text and
- * cannot outvote the query's other terms. A block without headings scores textbook BM25.
+ * weighted by HEADING_WEIGHT, make one frequency x; a block scores Σ weight · idf · x(k1 + 1)/(k1 + x)
+ * over the query's terms (queryTerms), so a term in a section's title saturates with the same term in
+ * its text and cannot outvote the query's other terms. A block without headings scores textbook BM25
+ * (times each term's weight).
  * N, document frequencies and the average lengths count live blocks only, so a snapshot made of several
  * segments scores every block exactly as one index built over the same blocks would (same numbers, same
  * order of additions).
@@ -220,16 +222,22 @@ export class Bm25Index {
   }
 
   /**
-   * BM25F scores of every block for the query's distinct terms (0 where no term matches); `allowed`
+   * BM25F scores of every block for the query's weighted terms (0 where no term matches); `allowed`
    * limits the blocks considered (document frequencies stay the collection's). idf = ln(1 + (N - df + 0.5) / (df + 0.5)).
    */
   score(query: string, allowed?: (block: number) => boolean): Float64Array {
     const n = this.size;
     const scores = new Float64Array(n);
-    for (const term of new Set(keywordTokens(query))) {
-      const { ids, df } = this.lookup(term);
+    const looked = new Map<string, { ids: Array<number | undefined>; df: number }>();
+    const find = (term: string) => {
+      let l = looked.get(term);
+      if (!l) looked.set(term, (l = this.lookup(term)));
+      return l;
+    };
+    for (const { term, weight } of queryTerms(query, (t) => find(t).df > 0)) {
+      const { ids, df } = find(term);
       if (df === 0) continue;
-      const w = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (BM25_K1 + 1);
+      const w = weight * Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (BM25_K1 + 1);
       this.parts.forEach(({ data, toGlobal }, i) => {
         const id = ids[i];
         if (id === undefined) return;

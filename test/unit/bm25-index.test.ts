@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BM25_B, BM25_K1, Bm25Index, buildBm25, buildBm25Yielding, keywordHeading } from '../../src/index/bm25-index';
 import { hybridSearch, topK } from '../../src/index/hybrid-search';
-import { keywordTokens } from '../../src/index/keyword-tokenizer';
+import { CJK_CHAR_WEIGHT, keywordTokens, queryTerms } from '../../src/index/keyword-tokenizer';
 import { VectorIndex } from '../../src/index/vector-index';
 
 describe('keyword tokens', () => {
@@ -15,6 +15,24 @@ describe('keyword tokens', () => {
     assert.deepEqual(keywordTokens('volatile关键字'), ['volatile', '关', '关键', '键', '键字', '字']);
     assert.deepEqual(keywordTokens('3月由ω-force开发'), ['3', '月', '月由', '由', 'ω', 'force', '开', '开发', '发']);
     assert.deepEqual(keywordTokens('コーヒー'), ['コ', 'コー', 'ー', 'ーヒ', 'ヒ', 'ヒー', 'ー']);
+  });
+});
+
+describe('query terms', () => {
+  const all = () => true;
+  it('weigh a CJK run as its characters over its bigrams, so each word counts alike whatever its script', () => {
+    const terms = queryTerms('volatile 关键字的作用', all);
+    assert.deepEqual(terms.map((t) => t.term), ['volatile', '关键', '键字', '字的', '的作', '作用']);
+    assert.equal(terms[0]!.weight, 1);
+    for (const t of terms.slice(1)) assert.ok(Math.abs(t.weight - 0.6) < 1e-12, t.term);
+    assert.ok(Math.abs(terms.slice(1).reduce((n, t) => n + t.weight, 0) - 6 * CJK_CHAR_WEIGHT) < 1e-12, 'six characters weigh three words');
+    assert.deepEqual(queryTerms('光', all), [{ term: '光', weight: CJK_CHAR_WEIGHT }]);
+    assert.deepEqual(queryTerms('TCP tcp ＴＣＰ', all), [{ term: 'tcp', weight: 1 }], 'distinct, folded');
+  });
+
+  it('stand a pair’s characters in for a pair the collection does not hold', () => {
+    const terms = queryTerms('三次握手', (t) => t !== '次握');
+    assert.deepEqual(terms.map((t) => [t.term, Math.round(t.weight * 1000) / 1000]), [['三次', 0.667], ['次', 0.333], ['握', 0.333], ['握手', 0.667]]);
   });
 });
 
@@ -69,6 +87,12 @@ describe('BM25 index', () => {
     assert.equal(keywordHeading('Java基础', '集合 > HashMap'), 'Java基础 > 集合 > HashMap');
     assert.equal(keywordHeading('操作系统', '(preamble)'), '操作系统');
     assert.equal(keywordHeading('Cells', 'Cells and tissues'), 'Cells > Cells and tissues');
+  });
+
+  it('finds a one-character query’s character anywhere, and a pair no block holds by its characters', () => {
+    const idx = new Bm25Index(buildBm25(['光合作用发生在叶绿体', '阳光充足', '植物细胞', '合成']));
+    assert.deepEqual(topK(idx.score('光'), 5, 0), [1, 0]);
+    assert.deepEqual(topK(idx.score('合光'), 5, 0), [0, 3, 1], 'both characters first, then either (the shorter block first)');
   });
 
   it('builds the same index in slices that yield to the event loop', async () => {

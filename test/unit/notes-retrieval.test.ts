@@ -36,6 +36,12 @@ describe('keyword retrieval over learner notes', () => {
     snapshot = (await loadActiveSnapshot(store))!;
   });
 
+  it('a mixed-language query is decided by its English word as much as by its Chinese ones', () => {
+    // The Chinese half made 11 unigram+bigram tokens against one English token: the blocks that say
+    // 关键字的作用 (the page's introduction, extends, implements) came before the volatile section.
+    assert.equal(top(snapshot, 'volatile 关键字的作用', 1)[0], 'java-关键字.md: Java 关键字 > volatile');
+  });
+
   it('a generated table of contents is no block: the section a query names comes first, not the list of all titles', () => {
     assert.equal(top(snapshot, 'TCP 三次握手', 1)[0], '计算机网络.md: 计算机网络笔记 > TCP 的三次握手');
     assert.equal(top(snapshot, '死锁的必要条件', 1)[0], '操作系统.md: 操作系统 > 死锁 > 死锁的必要条件');

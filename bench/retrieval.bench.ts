@@ -1,8 +1,8 @@
 /**
  * Keyword retrieval quality: recall@5 on CMRC 2018 and SQuAD 1.1 next to an independent bigram BM25
  * (bigram-bm25.ts), in the same run; the same with each paragraph's article title as its headings field
- * (the reference still over the text alone); keyword query latency; hybrid recall with the fake embedder as a smoke test; and section recall on the
- * notes set (notes.bench.ts).
+ * (the reference still over the text alone); keyword query latency at 100k blocks; hybrid recall with
+ * the fake embedder as a smoke test; and section recall on the notes set (notes.bench.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';

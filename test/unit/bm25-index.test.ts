@@ -95,6 +95,14 @@ describe('BM25 index', () => {
     assert.deepEqual(topK(idx.score('合光'), 5, 0), [0, 3, 1], 'both characters first, then either (the shorter block first)');
   });
 
+  it('keeps both frequencies of a posting, the text’s clamped at 65,535', () => {
+    const data = buildBm25(['cell '.repeat(70000), 'cell wall'], ['Cells > cell cell', '']);
+    const id = [...Array(data.terms.length).keys()].find((i) => data.terms.at(i) === 'cell')!;
+    assert.deepEqual([...data.tfs.subarray(data.offsets[id]!, data.offsets[id + 1]!)], [65535, 1]);
+    assert.deepEqual([...data.headTfs.subarray(data.offsets[id]!, data.offsets[id + 1]!)], [2, 0]);
+    assert.deepEqual([...data.headLengths], [3, 0]);
+  });
+
   it('builds the same index in slices that yield to the event loop', async () => {
     const many = Array.from({ length: 5000 }, (_, i) => `block ${i} about topic${i % 17}`);
     const heads = many.map((_, i) => `Chapter ${i % 13} > topic${i % 5}`);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildBm25 } from '../src/index/bm25-index';
+import { buildBm25, keywordFields } from '../src/index/bm25-index';
 import type { DataDir } from '../src/index/data-dir';
 import { writeVersioned } from '../src/index/json-file';
 import { DEFAULT_INGEST_OPTIONS, type Document } from '../src/index/model';
@@ -69,7 +69,8 @@ export async function writeBenchSnapshot(dir: DataDir, id: string, documents: Do
       at += d.blocks.length;
       placed.set(d, id);
     }
-    await writeSegment(staged, segmentDir(folder, id), docs, buildBm25(docs.flatMap((d) => d.blocks.map((b) => b.text))), m);
+    const { texts, headings } = keywordFields(docs);
+    await writeSegment(staged, segmentDir(folder, id), docs, buildBm25(texts, headings), m);
     segments.push({ id, documents: docs.length, blocks });
   }
   const ms = performance.now() - t;

@@ -21,7 +21,7 @@ import { startupBench } from './startup.bench';
 
 const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   ingest: ingestBench,
-  retrieval: async () => retrievalBench(),
+  retrieval: retrievalBench,
   index: indexBench,
   rebuild: rebuildBench,
   orama: oramaBench,

@@ -6,9 +6,10 @@ import { readSmallOrWhole, writeDurable } from './durable-write';
  * header `{formatVersion, meta, sections: [{name, type, offset, length}]}`, then each array 8-byte
  * aligned, little-endian. Used for the keyword index; arrays are views on one read buffer. Version 2:
  * keyword packs carry their terms as arrays (termChars, termStarts), not as a JSON list in the header
- * (version 1, still read).
+ * (version 1, still read). Version 3: keyword packs carry a headings field (headTfs, headLengths);
+ * versions 1 and 2, which have none, still read.
  */
-export const PACK_FORMAT_VERSION = 2;
+export const PACK_FORMAT_VERSION = 3;
 const MAGIC = 'DQPK';
 
 type ArrayType = 'u32' | 'u16' | 'f32';
@@ -50,7 +51,7 @@ export async function writePack(file: string, meta: unknown, arrays: Record<stri
   }
 }
 
-export async function readPack(file: string): Promise<{ meta: unknown; arrays: Record<string, Typed> }> {
+export async function readPack(file: string): Promise<{ formatVersion: number; meta: unknown; arrays: Record<string, Typed> }> {
   let buf: Buffer;
   try {
     const bytes = await readSmallOrWhole(file);
@@ -75,5 +76,5 @@ export async function readPack(file: string): Promise<{ meta: unknown; arrays: R
     if (!Ctor || base + s.offset + s.length * Ctor.BYTES_PER_ELEMENT > buf.length) throw new StoreError('store_corrupt', `${file} is truncated (section ${s.name})`);
     arrays[s.name] = new Ctor(buf.buffer as ArrayBuffer, buf.byteOffset + base + s.offset, s.length);
   }
-  return { meta: header.meta, arrays };
+  return { formatVersion: header.formatVersion, meta: header.meta, arrays };
 }

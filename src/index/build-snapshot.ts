@@ -3,7 +3,7 @@ import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pkg from '../../package.json';
-import { buildBm25Yielding } from './bm25-index';
+import { buildBm25Yielding, keywordFields } from './bm25-index';
 import { type DataDir, withStoreLock } from './data-dir';
 import { EmbeddingCache, embeddingKey } from './embedding-cache';
 import { EmbeddingClient, EmbeddingError, type EmbeddingConfig, endpointFamily } from './embedding-client';
@@ -378,8 +378,8 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
         t = performance.now();
         opts.onProgress?.({ stage: 'index', done: 0, total: 1 });
         const newDocs = [...withRows, ...fresh].sort(byDocId);
-        const texts = newDocs.flatMap((d) => d.blocks.map((b) => b.text));
-        const bm25 = newDocs.length ? await buildBm25Yielding(texts, opts.signal) : null;
+        const { texts, headings } = keywordFields(newDocs);
+        const bm25 = newDocs.length ? await buildBm25Yielding(texts, headings, opts.signal) : null;
         manifest.stats.durations_ms.index = Math.round(performance.now() - t);
 
         t = performance.now();

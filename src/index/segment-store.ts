@@ -15,11 +15,11 @@ import { readFully, readFullySync } from './read-file';
 
 /**
  * A segment is one immutable set of index files for some documents: `documents.json` (the documents,
- * doc_id order, blocks contiguous), `keyword.pack` (their BM25 postings, local block numbers) and
- * `vectors.f32` (their L2-normalised rows, same order; absent in keyword-only snapshots). A snapshot
- * holds its segments in `segments/<segment id>/`; segments the parent already had are hard-linked into
- * the new snapshot, never copied or rewritten, so each snapshot folder stays complete on its own and
- * deleting one never breaks another.
+ * doc_id order, blocks contiguous), `keyword.pack` (their BM25F postings over text and headings, local
+ * block numbers) and `vectors.f32` (their L2-normalised rows, same order; absent in keyword-only
+ * snapshots). A snapshot holds its segments in `segments/<segment id>/`; segments the parent already had
+ * are hard-linked into the new snapshot, never copied or rewritten, so each snapshot folder stays
+ * complete on its own and deleting one never breaks another.
  */
 export const SEGMENT_FILES = { documents: 'documents.json', keyword: 'keyword.pack', vectors: 'vectors.f32' } as const;
 
@@ -43,7 +43,7 @@ export async function writeSegment(staged: StagedFolder, folder: string, documen
   };
   await write(SEGMENT_FILES.documents, `${JSON.stringify({ formatVersion: SEGMENT_FORMAT_VERSION, documents })}\n`);
   const terms = packTerms(bm25.terms);
-  await write(SEGMENT_FILES.keyword, encodePack({}, { termChars: terms.chars, termStarts: terms.starts, offsets: bm25.offsets, blocks: bm25.blocks, tfs: bm25.tfs, docLengths: bm25.docLengths }));
+  await write(SEGMENT_FILES.keyword, encodePack({}, { termChars: terms.chars, termStarts: terms.starts, offsets: bm25.offsets, blocks: bm25.blocks, tfs: bm25.tfs, headTfs: bm25.headTfs, docLengths: bm25.docLengths, headLengths: bm25.headLengths }));
   if (matrix) await write(SEGMENT_FILES.vectors, new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength));
 }
 
@@ -97,13 +97,22 @@ export async function readSegmentKeyword(folder: string): Promise<Bm25Data> {
   }
   for (const name of ['offsets', 'blocks', 'docLengths'] as const) if (!(a[name] instanceof Uint32Array)) throw new StoreError('store_corrupt', `${file} lacks ${name}`);
   if (!(a.tfs instanceof Uint16Array)) throw new StoreError('store_corrupt', `${file} lacks tfs`);
-  return {
-    terms,
-    offsets: a.offsets as Uint32Array,
-    blocks: a.blocks as Uint32Array,
-    tfs: a.tfs as Uint16Array,
-    docLengths: a.docLengths as Uint32Array,
-  };
+  const blocks = a.blocks as Uint32Array;
+  const docLengths = a.docLengths as Uint32Array;
+  let headTfs: Uint16Array;
+  let headLengths: Uint32Array;
+  if (pack.formatVersion >= 3) {
+    if (!(a.headTfs instanceof Uint16Array) || a.headTfs.length !== blocks.length) throw new StoreError('store_corrupt', `${file} lacks headTfs`);
+    if (!(a.headLengths instanceof Uint32Array) || a.headLengths.length !== docLengths.length) throw new StoreError('store_corrupt', `${file} lacks headLengths`);
+    headTfs = a.headTfs;
+    headLengths = a.headLengths;
+  } else {
+    // Packs before format 3 indexed no headings: an empty field, which scores as text-only BM25, until
+    // the next build re-indexes them (their snapshot names an older keyword tokenizer).
+    headTfs = new Uint16Array(blocks.length);
+    headLengths = new Uint32Array(docLengths.length);
+  }
+  return { terms, offsets: a.offsets as Uint32Array, blocks, tfs: a.tfs as Uint16Array, headTfs, docLengths, headLengths };
 }
 
 /** A run of a segment's vector rows and where they go: [first local row, first target row, rows]. */

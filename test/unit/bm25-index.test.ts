@@ -1,14 +1,38 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Bm25Index, buildBm25, buildBm25Yielding } from '../../src/index/bm25-index';
+import { BM25_B, BM25_K1, Bm25Index, buildBm25, buildBm25Yielding, keywordHeading } from '../../src/index/bm25-index';
 import { hybridSearch, topK } from '../../src/index/hybrid-search';
-import { keywordTokens } from '../../src/index/keyword-tokenizer';
+import { CJK_CHAR_WEIGHT, keywordTokens, queryTerms } from '../../src/index/keyword-tokenizer';
 import { VectorIndex } from '../../src/index/vector-index';
 
 describe('keyword tokens', () => {
   it('words for alphabetic scripts, characters and pairs for CJK, case and width folded', () => {
     assert.deepEqual(keywordTokens('DeepSeek ｖ4 光合作用!'), ['deepseek', 'v4', '光', '光合', '合', '合作', '作', '作用', '用']);
     assert.deepEqual(keywordTokens('Café—naïve'), ['café', 'naïve']);
+  });
+
+  it('end a word where a CJK run starts, so the run is searchable when no space separates them', () => {
+    assert.deepEqual(keywordTokens('volatile关键字'), ['volatile', '关', '关键', '键', '键字', '字']);
+    assert.deepEqual(keywordTokens('3月由ω-force开发'), ['3', '月', '月由', '由', 'ω', 'force', '开', '开发', '发']);
+    assert.deepEqual(keywordTokens('コーヒー'), ['コ', 'コー', 'ー', 'ーヒ', 'ヒ', 'ヒー', 'ー']);
+  });
+});
+
+describe('query terms', () => {
+  const all = () => true;
+  it('weigh a CJK run as its characters over its bigrams, so each word counts alike whatever its script', () => {
+    const terms = queryTerms('volatile 关键字的作用', all);
+    assert.deepEqual(terms.map((t) => t.term), ['volatile', '关键', '键字', '字的', '的作', '作用']);
+    assert.equal(terms[0]!.weight, 1);
+    for (const t of terms.slice(1)) assert.ok(Math.abs(t.weight - 0.6) < 1e-12, t.term);
+    assert.ok(Math.abs(terms.slice(1).reduce((n, t) => n + t.weight, 0) - 6 * CJK_CHAR_WEIGHT) < 1e-12, 'six characters weigh three words');
+    assert.deepEqual(queryTerms('光', all), [{ term: '光', weight: CJK_CHAR_WEIGHT }]);
+    assert.deepEqual(queryTerms('TCP tcp ＴＣＰ', all), [{ term: 'tcp', weight: 1 }], 'distinct, folded');
+  });
+
+  it('stand a pair’s characters in for a pair the collection does not hold', () => {
+    const terms = queryTerms('三次握手', (t) => t !== '次握');
+    assert.deepEqual(terms.map((t) => [t.term, Math.round(t.weight * 1000) / 1000]), [['三次', 0.667], ['次', 0.333], ['握', 0.333], ['握手', 0.667]]);
   });
 });
 
@@ -25,13 +49,68 @@ describe('BM25 index', () => {
     assert.deepEqual(topK(idx.score('sat', (b) => b !== 0), 5, 0), [1]);
   });
 
+  it('scores textbook BM25 where blocks have no headings', () => {
+    let seed = 7;
+    const r = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const words = ['cell', 'membrane', 'protein', 'energy', 'light', 'water', '光合', '细胞', '叶绿体'];
+    const docs = Array.from({ length: 60 }, () => Array.from({ length: 1 + Math.floor(r() * 12) }, () => words[Math.floor(r() * words.length)]!).join(' '));
+    const idx = new Bm25Index(buildBm25(docs));
+    const toks = docs.map((d) => keywordTokens(d));
+    const avgdl = toks.reduce((n, t) => n + t.length, 0) / docs.length;
+    for (const q of ['cell energy', 'water', 'membrane protein light']) {
+      const expected = toks.map((t) =>
+        q.split(' ').reduce((s, term) => {
+          const tf = t.filter((x) => x === term).length;
+          const df = toks.filter((x) => x.includes(term)).length;
+          if (!tf) return s;
+          return s + Math.log(1 + (docs.length - df + 0.5) / (df + 0.5)) * ((tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * t.length) / avgdl)));
+        }, 0),
+      );
+      const got = idx.score(q);
+      expected.forEach((e, i) => assert.ok(Math.abs(got[i]! - e) < 1e-9, `${q}: block ${i} ${got[i]} vs ${e}`));
+    }
+  });
+
+  it('counts a block’s headings: the section a query names outranks a paragraph that only mentions its words', () => {
+    const texts = ['UDP 没有拥塞控制，TCP 有拥塞控制和流量控制。', '发送方维护一个拥塞窗口 cwnd，慢开始之后进入拥塞避免。', '三次握手建立连接。'];
+    const headings = ['网络 > TCP 和 UDP 的区别', '网络 > TCP 拥塞控制', '网络 > TCP 三次握手'];
+    assert.equal(topK(new Bm25Index(buildBm25(texts)).score('TCP 拥塞控制'), 1, 0)[0], 0, 'by text alone the mention wins');
+    const idx = new Bm25Index(buildBm25(texts, headings));
+    assert.deepEqual(topK(idx.score('TCP 拥塞控制'), 3, 0), [1, 0, 2]);
+    // A term only in the headings finds the block.
+    assert.deepEqual(topK(idx.score('区别'), 3, 0), [0]);
+  });
+
+  it('makes a block’s headings of its document title and section path, without repeats or the preamble placeholder', () => {
+    assert.equal(keywordHeading('计算机网络', '计算机网络 > 传输层 > TCP'), '计算机网络 > 传输层 > TCP');
+    assert.equal(keywordHeading('计算机网络', '计算机网络'), '计算机网络');
+    assert.equal(keywordHeading('Java基础', '集合 > HashMap'), 'Java基础 > 集合 > HashMap');
+    assert.equal(keywordHeading('操作系统', '(preamble)'), '操作系统');
+    assert.equal(keywordHeading('Cells', 'Cells and tissues'), 'Cells > Cells and tissues');
+  });
+
+  it('finds a one-character query’s character anywhere, and a pair no block holds by its characters', () => {
+    const idx = new Bm25Index(buildBm25(['光合作用发生在叶绿体', '阳光充足', '植物细胞', '合成']));
+    assert.deepEqual(topK(idx.score('光'), 5, 0), [1, 0]);
+    assert.deepEqual(topK(idx.score('合光'), 5, 0), [0, 3, 1], 'both characters first, then either (the shorter block first)');
+  });
+
+  it('keeps both frequencies of a posting, the text’s clamped at 65,535', () => {
+    const data = buildBm25(['cell '.repeat(70000), 'cell wall'], ['Cells > cell cell', '']);
+    const id = [...Array(data.terms.length).keys()].find((i) => data.terms.at(i) === 'cell')!;
+    assert.deepEqual([...data.tfs.subarray(data.offsets[id]!, data.offsets[id + 1]!)], [65535, 1]);
+    assert.deepEqual([...data.headTfs.subarray(data.offsets[id]!, data.offsets[id + 1]!)], [2, 0]);
+    assert.deepEqual([...data.headLengths], [3, 0]);
+  });
+
   it('builds the same index in slices that yield to the event loop', async () => {
     const many = Array.from({ length: 5000 }, (_, i) => `block ${i} about topic${i % 17}`);
+    const heads = many.map((_, i) => `Chapter ${i % 13} > topic${i % 5}`);
     let ticks = 0;
     const timer = setInterval(() => ticks++, 0);
-    const sliced = await buildBm25Yielding(many);
+    const sliced = await buildBm25Yielding(many, heads);
     clearInterval(timer);
-    assert.deepEqual(sliced, buildBm25(many));
+    assert.deepEqual(sliced, buildBm25(many, heads));
     assert.ok(ticks > 0, 'timers ran while it was building');
   });
 

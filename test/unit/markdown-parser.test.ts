@@ -291,6 +291,69 @@ describe('Markdown parser', () => {
     ]);
   });
 
+  it('leaves out a generated table of contents: a list, nested or not, whose every item is only a link to a heading of the page', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'net.md');
+    fs.writeFileSync(
+      file,
+      [
+        '# 计算机网络',
+        '',
+        '* [计算机网络](#计算机网络)',
+        '  * [TCP 的三次握手](#tcp-的三次握手)',
+        '    1. [为什么是三次](#为什么是三次)',
+        '  * [`UDP`](#udp "UDP")',
+        '',
+        '本篇整理传输层。',
+        '',
+        '- [操作系统](#%E6%93%8D%E4%BD%9C%E7%B3%BB%E7%BB%9F)',
+        '- [死锁](#%E6%AD%BB%E9%94%81)',
+        '',
+        '## TCP 的三次握手',
+        '',
+        '1. [SYN](#syn)',
+        '2. [SYN+ACK](#synack)',
+        '',
+        '参考：',
+        '',
+        '- [RFC 793](https://www.rfc-editor.org/rfc/rfc793)',
+        '- [上一节](#计算机网络)',
+        '',
+        '混合：',
+        '',
+        '- [三次握手](#tcp-的三次握手) 见下文',
+        '- [四次挥手](#四次挥手)',
+        '',
+        '又一个：',
+        '',
+        '- [UDP](#udp)',
+        '- 面向报文',
+        '',
+        '带代码：',
+        '',
+        '- [TCP](#tcp)',
+        '  ```',
+        '  SYN',
+        '  ```',
+        '',
+      ].join('\n'),
+    );
+    const d = await ingestOk(file);
+    assert.deepEqual(blockView(d), [
+      ['计算机网络', 'L8-8', '本篇整理传输层。'],
+      ['计算机网络 > TCP 的三次握手', 'L18-18', '参考：'],
+      ['计算机网络 > TCP 的三次握手', 'L20-21', '- [RFC 793](https://www.rfc-editor.org/rfc/rfc793)\n- [上一节](#计算机网络)'],
+      ['计算机网络 > TCP 的三次握手', 'L23-23', '混合：'],
+      ['计算机网络 > TCP 的三次握手', 'L25-26', '- [三次握手](#tcp-的三次握手) 见下文\n- [四次挥手](#四次挥手)'],
+      ['计算机网络 > TCP 的三次握手', 'L28-28', '又一个：'],
+      ['计算机网络 > TCP 的三次握手', 'L30-31', '- [UDP](#udp)\n- 面向报文'],
+      ['计算机网络 > TCP 的三次握手', 'L33-33', '带代码：'],
+      ['计算机网络 > TCP 的三次握手', 'L35-38', '- [TCP](#tcp)\n  ```\n  SYN\n  ```'],
+    ]);
+    const first = Object.fromEntries(d.sections.map((x) => [x.path, x.first_sentence]));
+    assert.equal(first['计算机网络'], '本篇整理传输层。', 'a table of contents is no first sentence');
+  });
+
   it('leaves out MDX’s import/export statements and {/* comments */}, which are code; in .md they are text', async () => {
     const dir = tempDir();
     const source =

@@ -4,8 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { Bm25Index, buildBm25 } from '../../src/index/bm25-index';
-import { writePack } from '../../src/index/binary-pack';
-import { SEGMENT_FILES, readSegmentKeyword } from '../../src/index/segment-store';
+import { PACK_FORMAT_VERSION, encodePack, writePack } from '../../src/index/binary-pack';
+import { StoreError } from '../../src/index/errors';
+import { SEGMENT_FILES, readSegmentKeyword, writeSegment } from '../../src/index/segment-store';
+import { StagedFolder } from '../../src/index/staged-folder';
 import { PackedTerms, packTerms } from '../../src/index/term-table';
 
 describe('packed terms', () => {
@@ -23,13 +25,56 @@ describe('packed terms', () => {
     assert.throws(() => new PackedTerms(Uint16Array.of(97, 98), Uint32Array.of(0, 2, 1, 2)), /not in order/);
   });
 
+  /** A pack as an older DocQA wrote it: the same container, stamped with its format version. */
+  const writeOldPack = (file: string, version: number, meta: unknown, arrays: Parameters<typeof encodePack>[1]) => {
+    const bytes = encodePack(meta, arrays);
+    const stamp = `"formatVersion":${PACK_FORMAT_VERSION}`;
+    const at = bytes.indexOf(stamp);
+    assert.ok(at > 0 && String(version).length === String(PACK_FORMAT_VERSION).length);
+    bytes.write(`"formatVersion":${version}`, at, 'utf8');
+    fs.writeFileSync(file, bytes);
+  };
+  const texts = ['光合作用把光能转化为化学能。', 'Photosynthesis turns light into chemical energy.', 'light and energy'];
+
   it('a keyword pack listing its terms in the JSON header (as format 1 did) still loads and scores the same', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-terms-'));
     try {
-      const data = buildBm25(['光合作用把光能转化为化学能。', 'Photosynthesis turns light into chemical energy.', 'light and energy']);
-      await writePack(path.join(dir, SEGMENT_FILES.keyword), { terms: data.terms }, { offsets: data.offsets, blocks: data.blocks, tfs: data.tfs, docLengths: data.docLengths });
+      const data = buildBm25(texts);
+      writeOldPack(path.join(dir, SEGMENT_FILES.keyword), 1, { terms: data.terms }, { offsets: data.offsets, blocks: data.blocks, tfs: data.tfs, docLengths: data.docLengths });
       const loaded = await readSegmentKeyword(dir);
       for (const q of ['light energy', '光能', 'photosynthesis']) assert.deepEqual(new Bm25Index(loaded).score(q), new Bm25Index(data).score(q));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a format-2 pack (no headings field) loads with empty headings; a format-3 pack must carry them', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-terms-'));
+    try {
+      const data = buildBm25(texts);
+      const { chars, starts } = packTerms(data.terms);
+      const v2 = { termChars: chars, termStarts: starts, offsets: data.offsets, blocks: data.blocks, tfs: data.tfs, docLengths: data.docLengths };
+      writeOldPack(path.join(dir, SEGMENT_FILES.keyword), 2, {}, v2);
+      const loaded = await readSegmentKeyword(dir);
+      assert.deepEqual([...loaded.headLengths], [0, 0, 0]);
+      for (const q of ['light energy', '光能']) assert.deepEqual(new Bm25Index(loaded).score(q), new Bm25Index(data).score(q));
+      await writePack(path.join(dir, SEGMENT_FILES.keyword), {}, v2);
+      await assert.rejects(readSegmentKeyword(dir), (e: unknown) => e instanceof StoreError && e.code === 'store_corrupt' && /lacks headTfs/.test(e.message));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a segment written with headings reads back equal and scores the same', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-terms-'));
+    try {
+      const data = buildBm25(texts, ['生物 > 光合作用', 'Biology > Photosynthesis', '']);
+      const staged = new StagedFolder(dir);
+      await writeSegment(staged, path.join(dir, 'seg'), [], data, null);
+      const loaded = await readSegmentKeyword(path.join(dir, 'seg'));
+      assert.deepEqual([...loaded.headTfs], [...data.headTfs]);
+      assert.deepEqual([...loaded.headLengths], [...data.headLengths]);
+      for (const q of ['photosynthesis light', '光合作用', '生物']) assert.deepEqual(new Bm25Index(loaded).score(q), new Bm25Index(data).score(q));
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -77,6 +77,8 @@ const SCRIPT_OR_STYLE = /^\s*<(script|style)\b/i;
 const MDX_CODE = /^(?:import\s[^\n]*?['"][^'"\n]+['"];?\s*(?:\n|$)|export\s+(?:const|let|var|function|class|default|async|\{|\*)|\{\/\*[\s\S]*\*\/\}\s*$)/;
 /** A table-of-contents directive alone in its paragraph (Typora `[TOC]`, VitePress `[[toc]]`, GitLab `[[_TOC_]]`): layout. */
 const TOC_DIRECTIVE = /^\s*(?:\[toc\]|\[\[_?toc_?\]\]|\$\{toc\})\s*$/i;
+/** Where an item of a generated table of contents opens: a link, `[…](`. */
+const LINK_START = /^\s*\[/;
 const OBSIDIAN_COMMENT = /^\s*%%(?:[^%]|%(?!%))*%%\s*$/;
 /** An HTML block that is one heading element, whatever its attributes and inner markup. */
 const HTML_HEADING = /^\s*<h([1-6])(?:\s[^>]*)?>([\s\S]*?)<\/h\1>\s*$/i;
@@ -178,6 +180,47 @@ function inlineText(token: Token | undefined): string {
   return text || alt.trim();
 }
 
+/** Whether an item's text is one link to an anchor of the page itself, `[TCP 的三次握手](#tcp-的三次握手)`. */
+function isAnchorLink(content: string): boolean {
+  if (!LINK_START.test(content)) return false;
+  const children = inline.parseInline(content, {})[0]?.children ?? [];
+  const open = children.findIndex((c) => c.type === 'link_open');
+  const close = children.findIndex((c) => c.type === 'link_close');
+  if (open < 0 || close < open || !String(children[open]!.attrGet('href') ?? '').startsWith('#')) return false;
+  // Nothing outside the link but white space.
+  return children.every((c, k) => (k >= open && k <= close) || (c.type === 'text' && !c.content.trim()) || c.type === 'softbreak');
+}
+
+/**
+ * A table of contents as Typora, Markdown All in One and doctoc generate it: a list (nested or not) whose
+ * every item is only a link to a heading of the same page. It is layout, as a `[TOC]` directive is, and
+ * as a block it held every section title and so came first for any of them. A list of links elsewhere,
+ * or with any prose, code or an item without a link, is content.
+ */
+function isGeneratedToc(tokens: readonly Token[], open: number, close: number): boolean {
+  let items = 0;
+  for (let k = open + 1; k < close; k++) {
+    const t = tokens[k]!;
+    if (t.type === 'list_item_open') {
+      items++;
+      // An item opens with its own text (a paragraph); one opening with a sub-list or nothing has none.
+      if (tokens[k + 1]?.type !== 'paragraph_open') return false;
+    } else if (t.type === 'inline') {
+      if (!isAnchorLink(t.content)) return false;
+    } else if (!/^(?:list_item_close|paragraph_open|paragraph_close|bullet_list_open|bullet_list_close|ordered_list_open|ordered_list_close)$/.test(t.type)) {
+      return false;
+    }
+  }
+  return items > 0;
+}
+
+/** The index of the token closing the top-level block opened at `open`. */
+function closeOf(tokens: readonly Token[], open: number): number {
+  let close = open + 1;
+  while (close < tokens.length && !(tokens[close]!.level === 0 && tokens[close]!.nesting === -1)) close++;
+  return close;
+}
+
 const BLOCK_KIND: Record<string, UnitKind> = {
   paragraph_open: 'prose',
   bullet_list_open: 'list',
@@ -239,14 +282,12 @@ export const markdownParser: DocumentParser = {
     };
 
     /**
-     * A top-level list from its opening token at `open`, lines [start, end); returns its closing token's
-     * index. Headings inside its items start sections, the list's lines between them being its blocks:
-     * outliners (Logseq, Workflowy exports) write every heading as a bullet, `- ## Membranes`, with the
-     * section's text as the items nested under it.
+     * A top-level list from its opening token at `open` to its closing one, lines [start, end). Headings
+     * inside its items start sections, the list's lines between them being its blocks: outliners
+     * (Logseq, Workflowy exports) write every heading as a bullet, `- ## Membranes`, with the section's
+     * text as the items nested under it.
      */
-    const addList = (open: number, start: number, end: number): number => {
-      let close = open + 1;
-      while (close < tokens.length && !(tokens[close]!.level === 0 && tokens[close]!.nesting === -1)) close++;
+    const addList = (open: number, close: number, start: number, end: number): void => {
       let from = start;
       for (let k = open + 1; k < close; k++) {
         const h = tokens[k]!;
@@ -256,7 +297,6 @@ export const markdownParser: DocumentParser = {
         from = h.map[1];
       }
       add(unitFromLines(source, from, end, current, 'list', CONTAINER_FENCE));
-      return close;
     };
 
     for (let i = 0; i < tokens.length; i++) {
@@ -289,7 +329,9 @@ export const markdownParser: DocumentParser = {
       if (kind === 'prose' && lines[start]!.trimStart().startsWith('%%') && OBSIDIAN_COMMENT.test(source.slice(start, end))) continue;
       if (mdx && kind === 'prose' && MDX_CODE.test(source.slice(start, end))) continue;
       if (kind === 'list') {
-        i = addList(i, start, end);
+        const close = closeOf(tokens, i);
+        if (!isGeneratedToc(tokens, i, close)) addList(i, close, start, end);
+        i = close;
         continue;
       }
       if (kind) add(unitFromLines(source, start, end, current, kind, kind === 'code' ? undefined : CONTAINER_FENCE));

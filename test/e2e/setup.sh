@@ -8,6 +8,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$ROOT"
 E2E="$ROOT/.e2e"
 NODE24_VERSION=24.21.0
 CODE_SERVER_VERSION=4.139.1

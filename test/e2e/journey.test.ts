@@ -52,7 +52,8 @@ function expectedSelection(text: string, start: number, end: number): string {
 }
 
 describe('first journey: inspect a Markdown file in VS Code (code-server)', () => {
-  it('installs, activates, inspects the document structure and opens a block at its lines', async () => {
+  // A bound for CI: every wait inside is bounded too; on a timeout the process exit kills code-server's group.
+  it('installs, activates, inspects the document structure and opens a block at its lines', { timeout: 5 * 60_000 }, async () => {
     const run = `${new Date().toISOString().replace(/[:.]/g, '-')}-first-journey`;
     const journey = new Journey(run);
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string; displayName: string };

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import picomatch from 'picomatch';
+import { tempDir } from '../helpers';
 
 const ROOT = path.join(__dirname, '..', '..');
+const VSCE = path.join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce');
 
 function filesUnder(rel: string): string[] {
   const abs = path.join(ROOT, rel);
@@ -13,32 +15,75 @@ function filesUnder(rel: string): string[] {
   return fs.readdirSync(abs).flatMap((name) => filesUnder(path.posix.join(rel, name)));
 }
 
-/**
- * What `vsce package` puts in the .vsix from these files, by its rule (@vscode/vsce 3.x, package.js
- * collectFiles): a file is left out when an ignore pattern of .vscodeignore matches it, unless any `!`
- * pattern matches it too, whatever the order of the lines.
- */
-function packaged(files: readonly string[]): string[] {
-  const lines = fs
-    .readFileSync(path.join(ROOT, '.vscodeignore'), 'utf8')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith('#'));
-  const ignore = lines.filter((l) => !l.startsWith('!')).map((p) => picomatch(p, { dot: true }));
-  const keep = lines.filter((l) => l.startsWith('!')).map((p) => picomatch(p.slice(1), { dot: true }));
-  return files.filter((f) => !ignore.some((m) => m(f)) || keep.some((m) => m(f)));
+interface ZipEntry {
+  name: string;
+  size: number;
+}
+
+/** The entries of a zip file, read from its central directory (a .vsix is a plain zip, no ZIP64 at this size). */
+function zipEntries(zip: Buffer): ZipEntry[] {
+  let end = -1;
+  for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 0xffff); i--) {
+    if (zip.readUInt32LE(i) === 0x06054b50) {
+      end = i;
+      break;
+    }
+  }
+  assert.ok(end >= 0, 'no end-of-central-directory record: not a zip file');
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  assert.ok(count !== 0xffff && at !== 0xffffffff, 'ZIP64 archive: not expected for a few MB');
+  const entries: ZipEntry[] = [];
+  for (let i = 0; i < count; i++) {
+    assert.equal(zip.readUInt32LE(at), 0x02014b50, `central directory entry ${i} is corrupt`);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const extraLength = zip.readUInt16LE(at + 30);
+    const commentLength = zip.readUInt16LE(at + 32);
+    entries.push({ name: zip.toString('utf8', at + 46, at + 46 + nameLength), size: zip.readUInt32LE(at + 24) });
+    at += 46 + nameLength + extraLength + commentLength;
+  }
+  return entries;
 }
 
 describe('extension package', () => {
-  it('ships what the extension runs (bundles, pdf.js with CMaps and fonts, ranks, prompts, licence) and no source maps or CLI', () => {
-    const candidates = [...filesUnder('dist'), ...filesUnder('prompts'), ...filesUnder('src').slice(0, 5), 'package.json', 'README.md', 'LICENSE', 'tsconfig.json'];
-    assert.ok(candidates.includes('dist/extension.js'), 'run npm run build first');
-    const shipped = new Set(packaged(candidates));
-    for (const needed of ['dist/extension.js', 'dist/ingest-worker.js', 'dist/webview.js', 'dist/o200k.bin', 'dist/pdfjs/pdf.js', 'dist/pdfjs/cmaps/UniGB-UCS2-H.bcmap', 'dist/pdfjs/standard_fonts/FoxitSerif.pfb', 'prompts/baseline-en/bundle.json', 'prompts/baseline-zh/system.md', 'package.json', 'README.md', 'LICENSE']) {
-      assert.ok(shipped.has(needed), `${needed} is not packaged`);
-      assert.ok(fs.existsSync(path.join(ROOT, needed)), `${needed} does not exist`);
+  it('vsce packages what the extension runs (bundles, pdf.js with CMaps and fonts, ranks, prompts, manifest, README, licence) and no source maps, sources or CLI', () => {
+    assert.ok(fs.existsSync(path.join(ROOT, 'dist', 'extension.js')), 'run npm run build first');
+    const out = path.join(tempDir('docqa-vsix-'), 'docqa.vsix');
+    // vsce itself, as `npm run package` runs it (that script builds first; here `npm test` has just built).
+    const r = spawnSync(process.execPath, [VSCE, 'package', '--no-dependencies', '--out', out], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(r.status, 0, `vsce package failed:\n${r.stdout}\n${r.stderr}`);
+    // A warning (a missing repository, a README link it cannot resolve) is a packaging problem too.
+    assert.doesNotMatch(r.stdout + r.stderr, /WARNING/, `vsce warned:\n${r.stdout}\n${r.stderr}`);
+
+    const entries = zipEntries(fs.readFileSync(out));
+    const names = entries.map((e) => e.name);
+    assert.equal(new Set(names).size, names.length, 'duplicate entries');
+
+    // Exactly these files, under extension/ (vsce renames the README and the licence file).
+    const shipped = [
+      'dist/extension.js',
+      'dist/ingest-worker.js',
+      'dist/webview.js',
+      'dist/o200k.bin',
+      'dist/pdfjs/pdf.js',
+      ...filesUnder('dist/pdfjs/cmaps'),
+      ...filesUnder('dist/pdfjs/standard_fonts'),
+      ...filesUnder('prompts'),
+    ];
+    const expected = ['[Content_Types].xml', 'extension.vsixmanifest', 'extension/package.json', 'extension/readme.md', 'extension/LICENSE.txt', ...shipped.map((f) => `extension/${f}`)];
+    assert.deepEqual([...names].sort(), [...expected].sort());
+
+    for (const needed of ['dist/pdfjs/cmaps/UniGB-UCS2-H.bcmap', 'dist/pdfjs/standard_fonts/FoxitSerif.pfb', 'prompts/baseline-en/bundle.json', 'prompts/baseline-zh/system.md']) {
+      assert.ok(names.includes(`extension/${needed}`), `${needed} is not packaged`);
     }
-    // `!dist/**` once shipped 18 MB of source maps: a negation beats `dist/**/*.map` below it.
-    assert.deepEqual([...shipped].filter((f) => f.endsWith('.map') || f === 'dist/cli.js' || f.startsWith('src/') || f === 'tsconfig.json'), []);
+    // `!dist/**` once shipped 18 MB of source maps, and the CLI, which the extension does not run.
+    assert.deepEqual(
+      names.filter((n) => n.endsWith('.map') || n === 'extension/dist/cli.js' || n.startsWith('extension/src/') || n.startsWith('extension/node_modules/') || n.startsWith('extension/test/')),
+      [],
+    );
+    // What is shipped is what the build wrote (byte counts as stored in the zip).
+    const sizes = new Map(entries.map((e) => [e.name, e.size]));
+    for (const f of shipped) assert.equal(sizes.get(`extension/${f}`), fs.statSync(path.join(ROOT, f)).size, `${f}: packaged size differs from the built file`);
+    assert.equal(sizes.get('extension/package.json'), fs.statSync(path.join(ROOT, 'package.json')).size, 'package.json: packaged manifest differs');
   });
 });

@@ -1,0 +1,170 @@
+/**
+ * The first journey, in a real VS Code (code-server 4.139.1, VS Code 1.139.1) driven through Debian's
+ * Chromium: the packaged .vsix installed into a fresh profile, a workspace of the Markdown fixtures, the
+ * fake model server on 127.0.0.1 in this process. Run by `npm run test:e2e` (not part of `npm test`).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { ingestFile } from '../../src/index/ingest-file';
+import { DEFAULT_INGEST_OPTIONS, type Document } from '../../src/index/model';
+import { FakeOpenAIServer } from '../fakes/openai-server';
+import { CodeServer, type Profile, extensionActivations, extensionHostStarted, installExtension, listExtensions, makeProfile, removeProfile } from './lib/code-server';
+import { ROOT, packagedVsix } from './lib/paths';
+import { Journey } from './lib/steps';
+import { eventually } from './lib/wait';
+import { activeTab, closeModalEditor, launchBrowser, listRow, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, trustWorkspace, webviewFrame } from './lib/workbench';
+
+const INSPECT = 'DocQA: Inspect Document Structure';
+const FILE = 'cell-notes.md';
+
+/** A quiet workbench: no welcome page, tips, chat panel, update or telemetry traffic. */
+const SETTINGS = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'chat.disableAIFeatures': true,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'extensions.ignoreRecommendations': true,
+  'git.enabled': false,
+};
+
+/** A workspace made of copies of the Markdown fixtures (the top-level ones). */
+function makeWorkspace(profile: Profile): string {
+  const dir = path.join(profile.root, 'workspace');
+  fs.mkdirSync(dir);
+  const source = path.join(ROOT, 'test', 'fixtures', 'markdown');
+  for (const name of fs.readdirSync(source).filter((n) => n.endsWith('.md'))) fs.copyFileSync(path.join(source, name), path.join(dir, name));
+  return dir;
+}
+
+/** What the status bar shows once lines `start`..`end` (1-based) are selected whole, the cursor at the end. */
+function expectedSelection(text: string, start: number, end: number): string {
+  const lines = text.split('\n');
+  const selected = lines.slice(start - 1, end).join('\n').length;
+  return `Ln ${end}, Col ${lines[end - 1]!.length + 1} (${selected} selected)`;
+}
+
+describe('first journey: inspect a Markdown file in VS Code (code-server)', () => {
+  // A bound for CI: every wait inside is bounded too; on a timeout the process exit kills code-server's group.
+  it('installs, activates, inspects the document structure and opens a block at its lines', { timeout: 5 * 60_000 }, async () => {
+    const run = `${new Date().toISOString().replace(/[:.]/g, '-')}-first-journey`;
+    const journey = new Journey(run);
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string; displayName: string };
+    const extensionId = `${manifest.publisher}.${manifest.name}`;
+    const fake = new FakeOpenAIServer();
+    let profile: Profile | null = null;
+    let server: CodeServer | null = null;
+    let browser: Browser | null = null;
+    let passed = false;
+    const started = Date.now();
+    try {
+      profile = await journey.step('install the packaged extension into a fresh profile', async () => {
+        const p = makeProfile(SETTINGS);
+        await installExtension(p, packagedVsix());
+        assert.deepEqual(await listExtensions(p), [`${extensionId}@${manifest.version}`]);
+        return p;
+      });
+      const workspace = makeWorkspace(profile);
+      const file = path.join(workspace, FILE);
+
+      server = await journey.step('start the fake model server and code-server on 127.0.0.1', async () => {
+        await fake.start();
+        return CodeServer.start(profile!, {
+          // The product reads its endpoints from the environment: a model or embedding call would reach the fake.
+          env: {
+            DOCQA_HOME: path.join(profile!.home, 'docqa'),
+            DOCQA_CHAT_BASE_URL: fake.baseURL,
+            DOCQA_CHAT_MODEL: 'fake-chat',
+            DOCQA_CHAT_API_KEY: 'sk-e2e-fake-chat-key',
+            DOCQA_EMBEDDING_BASE_URL: fake.baseURL,
+            DOCQA_EMBEDDING_MODEL: 'fake-embedding',
+            DOCQA_EMBEDDING_API_KEY: 'sk-e2e-fake-embedding-key',
+          },
+        });
+      });
+
+      const page: Page = await journey.step('open the fixture workspace: the workbench loads in Restricted Mode', async () => {
+        browser = await launchBrowser(path.join(profile!.root, 'browser-home'));
+        const p = await openWorkbench(browser, server!.folderUrl(workspace));
+        journey.usePage(p);
+        await restrictedModeIndicator(p).waitFor();
+        for (const name of fs.readdirSync(workspace)) await p.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).waitFor();
+        await eventually('the extension host to start (its log)', () => extensionHostStarted(profile!));
+        return p;
+      });
+
+      await journey.step('in Restricted Mode the extension is disabled: the palette offers no DocQA command', async () => {
+        // package.json declares no `capabilities.untrustedWorkspaces`, so VS Code keeps the extension off here.
+        assert.equal(await paletteOffers(page, INSPECT), false, `"${INSPECT}" is offered in Restricted Mode`);
+      });
+
+      const activated = () => extensionActivations(profile!).filter((a) => a.id === extensionId);
+      await journey.step('trust the folder: the command is offered, and the extension is not activated before it is run', async () => {
+        await trustWorkspace(page);
+        await eventually(`"${INSPECT}" in the palette`, () => paletteOffers(page, INSPECT), 15_000, 500);
+        assert.deepEqual(activated(), [], 'DocQA activated before its command ran (activationEvents should stay empty)');
+      });
+
+      await journey.step(`open ${FILE}`, () => openFile(page, FILE));
+
+      const doc: Document = await journey.step(`"${INSPECT}" opens the inspect webview with the document's sections`, async () => {
+        const outcome = await ingestFile(file, { doc_id: '(unregistered)', source_label: 'workspace', aliases: [] }, DEFAULT_INGEST_OPTIONS);
+        assert.ok(outcome.ok, 'the fixture ingests');
+        await runCommand(page, INSPECT);
+        await activeTab(page, `Inspect: ${FILE}`).waitFor();
+        const view = await webviewFrame(page);
+        await view.locator('h1', { hasText: outcome.document.title }).waitFor();
+        assert.deepEqual(await view.locator('ul.sections li .title').allInnerTexts(), outcome.document.sections.map((s) => s.title));
+        assert.equal(await view.locator('ol.blocks > li').count(), outcome.document.blocks.length);
+        return outcome.document;
+      });
+
+      await journey.step('the extension was activated by its command, and Developer: Show Running Extensions lists it', async () => {
+        assert.deepEqual(activated(), [{ id: extensionId, startup: false, event: 'onCommand:docqa.inspectDocument' }]);
+        await runCommand(page, 'Developer: Show Running Extensions');
+        const row = await listRow(page, page.locator('.runtime-extensions-editor'), manifest.name);
+        assert.equal(await row.locator('.name').innerText(), manifest.displayName);
+        assert.match(await row.locator('.activation-time').innerText(), /^Activation: \d+ms$/);
+      });
+
+      await journey.step("clicking a block opens the file with the block's lines selected", async () => {
+        await closeModalEditor(page); // Running Extensions: the inspect view is in front again
+        await activeTab(page, `Inspect: ${FILE}`).waitFor();
+        const block = doc.blocks.find((b) => b.location.kind === 'lines' && b.location.line_end > b.location.line_start);
+        const at = block?.location;
+        assert.ok(block && at?.kind === 'lines', `${FILE} has a block over several lines`);
+        const view = await webviewFrame(page);
+        await view.locator('ol.blocks > li').nth(block.block_index).locator('button').click();
+        await activeTab(page, FILE).waitFor();
+        const want = expectedSelection(fs.readFileSync(file, 'utf8'), at.line_start, at.line_end);
+        await selectionStatus(page).filter({ hasText: want }).waitFor({ timeout: 10_000 }).catch(async () => {
+          assert.fail(`status bar shows "${await selectionStatus(page).innerText().catch(() => '(nothing)')}", expected "${want}" (block ${block.block_id}, lines ${at.line_start}-${at.line_end})`);
+        });
+      });
+
+      await journey.step('inspect is offline: no request reached the model or embedding server', async () => {
+        assert.deepEqual(fake.requests.map((r) => r.path), []);
+      });
+      passed = true;
+    } finally {
+      if (browser) await (browser as Browser).close().catch(() => {});
+      if (server) await (server as CodeServer).stop();
+      await fake.close();
+      if (profile) {
+        const p = profile as Profile;
+        if (fs.existsSync(path.join(p.root, 'code-server.log'))) fs.copyFileSync(path.join(p.root, 'code-server.log'), path.join(journey.dir, 'code-server.log'));
+        if (passed) removeProfile(p);
+        else console.error(`e2e: the profile (settings, logs, workspace) is kept in ${p.root}`);
+      }
+      const timings = journey.records.map((r) => `${String(r.index).padStart(2, '0')} ${r.ms} ms  ${r.name}`).join('\n  ');
+      console.log(`e2e journey ${passed ? 'passed' : 'FAILED'} in ${Date.now() - started} ms; screenshots in ${journey.dir}\n  ${timings}`);
+    }
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * Driving the VS Code workbench in Debian's Chromium through Playwright, by what a user sees: the command
+ * palette by command title, Quick Open by file name, the status bar, a webview's content.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Browser, type FrameLocator, type Locator, type Page, chromium } from 'playwright-core';
+import { CHROMIUM } from './paths';
+
+/** The recipe's flags: no sandbox (root in a container), no GPU, nothing that reaches the network on its own. */
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Default wait for one thing to appear in the workbench. */
+export const UI_TIMEOUT_MS = 30_000;
+
+/** Launches Chromium with `home` as its HOME and XDG folders (its crash reporter writes there, not into the real HOME). */
+export function launchBrowser(home: string): Promise<Browser> {
+  fs.mkdirSync(home, { recursive: true });
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_CACHE_HOME: path.join(home, '.cache'), LANG: 'C.UTF-8' };
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, env });
+}
+
+/** Opens the workbench at `url` (a code-server `?folder=` URL) and waits until it is laid out. */
+export async function openWorkbench(browser: Browser, url: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.setDefaultTimeout(UI_TIMEOUT_MS);
+  await page.goto(url);
+  await page.locator('.monaco-workbench').waitFor();
+  await page.locator('.part.statusbar').waitFor();
+  return page;
+}
+
+const quickInput = (page: Page) => page.locator('.quick-input-widget');
+const attr = (value: string) => value.replace(/["\\]/g, '\\$&');
+
+/** A row of the open quick pick whose label is `label` (a command row adds ", <keybinding>" to it). */
+function quickPickRow(page: Page, label: string): Locator {
+  const rows = '.quick-input-widget .monaco-list-row';
+  return page.locator(`${rows}[aria-label="${attr(label)}"], ${rows}[aria-label^="${attr(`${label}, `)}"]`).first();
+}
+
+async function openQuickInput(page: Page, key: string): Promise<Locator> {
+  const input = quickInput(page).locator('input');
+  await page.keyboard.press(key);
+  await input.waitFor({ state: 'visible' });
+  return input;
+}
+
+/** The labels the open quick pick lists (for failure messages). */
+async function quickPickLabels(page: Page): Promise<string[]> {
+  return page.locator('.quick-input-widget .monaco-list-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') ?? ''));
+}
+
+async function pick(page: Page, input: Locator, query: string, label: string): Promise<void> {
+  await input.fill(query);
+  const row = quickPickRow(page, label);
+  try {
+    await row.waitFor({ state: 'visible', timeout: 10_000 });
+  } catch {
+    const offered = await quickPickLabels(page);
+    await page.keyboard.press('Escape');
+    throw new Error(`the quick pick offers no "${label}" for "${query}"; it lists: ${JSON.stringify(offered)}`);
+  }
+  await row.click();
+  await quickInput(page).waitFor({ state: 'hidden' });
+}
+
+/** Runs a command from the command palette (F1) by its title as the palette shows it, e.g. "DocQA: Inspect Document Structure". */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await pick(page, await openQuickInput(page, 'F1'), `>${title}`, title);
+}
+
+/**
+ * Whether the command palette offers a command of this title (the palette is closed again). The list is
+ * read once it has settled (the same rows for half a second), so a late answer is not taken for "no".
+ */
+export async function paletteOffers(page: Page, title: string): Promise<boolean> {
+  const input = await openQuickInput(page, 'F1');
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-widget .monaco-list-row').first().waitFor({ state: 'visible' });
+  let last = JSON.stringify(await quickPickLabels(page));
+  for (let stableSince = Date.now(), deadline = Date.now() + 10_000; Date.now() - stableSince < 500; ) {
+    if (Date.now() > deadline) throw new Error(`the command palette kept changing for "${title}": ${last}`);
+    await new Promise((r) => setTimeout(r, 100));
+    const now = JSON.stringify(await quickPickLabels(page));
+    if (now !== last) [last, stableSince] = [now, Date.now()];
+  }
+  const offered = await quickPickRow(page, title).isVisible();
+  await page.keyboard.press('Escape');
+  await quickInput(page).waitFor({ state: 'hidden' });
+  return offered;
+}
+
+/**
+ * Opens a workspace file by name through Quick Open and waits for its editor tab: the palette without its
+ * `>` is Quick Open (F1 is used rather than Ctrl+P, which a focused editor such as Workspace Trust can swallow).
+ */
+export async function openFile(page: Page, fileName: string): Promise<void> {
+  const input = await openQuickInput(page, 'F1');
+  await input.fill(fileName);
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: fileName }).first();
+  await row.waitFor({ state: 'visible' });
+  await row.click();
+  await quickInput(page).waitFor({ state: 'hidden' });
+  await activeTab(page, fileName).waitFor();
+}
+
+/** The active editor tab with this title (its label may add ", preview" and the like). */
+export function activeTab(page: Page, title: string): Locator {
+  const tab = '.tabs-container .tab.active';
+  return page.locator(`${tab}[aria-label="${attr(title)}"], ${tab}[aria-label^="${attr(`${title}, `)}"]`).first();
+}
+
+/** The content of the webview that is ready and visible (VS Code nests it: the host iframe, then `#active-frame`). */
+export async function webviewFrame(page: Page): Promise<FrameLocator> {
+  const hosts = page.locator('iframe.webview.ready');
+  await hosts.first().waitFor();
+  const visible = await hosts.evaluateAll((els) => els.filter((e) => e.getClientRects().length > 0).length);
+  if (visible !== 1) throw new Error(`expected one visible webview, found ${visible}`);
+  return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+}
+
+/**
+ * The row labelled `label` of a workbench list (`list` holds its `.monaco-list-row`s). Lists render only
+ * the rows in view, so this pages down through the list until the row is rendered.
+ */
+export async function listRow(page: Page, list: Locator, label: string): Promise<Locator> {
+  const rows = list.locator('.monaco-list-row');
+  const row = list.locator(`.monaco-list-row[aria-label="${attr(label)}"]`);
+  await rows.first().waitFor();
+  for (let i = 0; i < 30; i++) {
+    try {
+      await row.waitFor({ state: 'visible', timeout: 500 });
+      return row;
+    } catch {
+      if (i === 0) await rows.first().click();
+      await page.keyboard.press('PageDown');
+    }
+  }
+  throw new Error(`the list has no row "${label}"; rendered: ${JSON.stringify(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label'))))}`);
+}
+
+/** The status bar's editor position and selection, e.g. "Ln 7, Col 43 (212 selected)". */
+export function selectionStatus(page: Page): Locator {
+  return page.locator('[id="status.editor.selection"]');
+}
+
+/** The status bar item shown while the folder is in Restricted Mode. */
+export function restrictedModeIndicator(page: Page): Locator {
+  return page.locator('.statusbar-item', { hasText: 'Restricted Mode' });
+}
+
+/** Trusts the opened folder as a user does: "Workspaces: Manage Workspace Trust", then Trust. */
+export async function trustWorkspace(page: Page): Promise<void> {
+  // The command is only offered once the workbench knows the folder is untrusted.
+  await restrictedModeIndicator(page).waitFor();
+  await runCommand(page, 'Workspaces: Manage Workspace Trust');
+  const editor = page.locator('.workspace-trust-editor');
+  await editor.locator('.monaco-button', { hasText: /^Trust$/ }).click();
+  await restrictedModeIndicator(page).waitFor({ state: 'hidden' });
+  await editor.locator('.workspace-trust-header', { hasText: 'You trust this folder' }).waitFor();
+  await closeModalEditor(page);
+}
+
+/**
+ * Closes the modal editor VS Code 1.139 opens some editors in (Workspace Trust is one): while it is up,
+ * F1 does not reach the command palette. Its own close button, since Escape only works with focus in it.
+ */
+export async function closeModalEditor(page: Page): Promise<void> {
+  const modal = page.locator('.monaco-modal-editor-block');
+  await modal.locator('.action-label[aria-label^="Close Modal Editor"]').click();
+  await modal.waitFor({ state: 'detached' });
+}

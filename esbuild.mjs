@@ -48,8 +48,8 @@ fs.rmSync(out, { recursive: true, force: true });
 // other bundles leave it out and start faster. The tokenizer's ranks are no bundle at all: see below.
 const withoutLazy = { ...common, external: [...common.external, 'pdfjs-dist'] };
 await Promise.all([
-  build({ ...withoutLazy, entryPoints: { extension: 'src/extension.ts', 'ingest-worker': 'src/index/ingest-worker.ts' }, outdir: out }),
-  build({ ...common, entryPoints: { 'pdfjs/pdf': 'src/index/parsers/pdfjs-bundle.ts' }, outdir: out }),
+  build({ ...withoutLazy, entryPoints: { extension: 'src/extension.ts', 'ingest-worker': 'src/index/ingest/ingest-worker.ts' }, outdir: out }),
+  build({ ...common, entryPoints: { 'pdfjs/pdf': 'src/index/parse/pdfjs-bundle.ts' }, outdir: out }),
   build({
     ...withoutLazy,
     entryPoints: { cli: 'src/cli/main.ts' },
@@ -84,7 +84,7 @@ const packer = await build({
   sourcemap: false,
   write: false,
   stdin: {
-    contents: "import ranks from 'gpt-tokenizer/bpeRanks/o200k_base'; import { packRanks } from './src/index/bpe-merger'; export const packed = packRanks(ranks);",
+    contents: "import ranks from 'gpt-tokenizer/bpeRanks/o200k_base'; import { packRanks } from './src/common/bpe-merger'; export const packed = packRanks(ranks);",
     resolveDir: path.resolve('.'),
     loader: 'ts',
   },

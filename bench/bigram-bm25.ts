@@ -3,7 +3,7 @@
  * (k1 1.2, b 0.75) over character bigrams, written plainly from the formula. Sharing DocQA's tokenizer
  * would let it only ever tie (it did: a tokenizer bug cost both the same 4 points on CMRC 2018).
  */
-import { topK } from '../src/index/hybrid-search';
+import { topK } from '../src/index/search/hybrid-search';
 
 const K1 = 1.2;
 const B = 0.75;

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildBm25, keywordFields } from '../src/index/bm25-index';
-import type { DataDir } from '../src/index/data-dir';
-import { writeVersioned } from '../src/index/json-file';
+import { buildBm25, keywordFields } from '../src/index/search/bm25-index';
+import type { DataDir } from '../src/common/data-dir';
+import { writeVersioned } from '../src/common/json-file';
 import { DEFAULT_INGEST_OPTIONS, type Document } from '../src/index/model';
-import { SNAPSHOT_FORMAT_VERSION, type SnapshotManifest } from '../src/index/snapshot-manifest';
-import { FILES } from '../src/index/snapshot-store';
-import { segmentDir, writeSegment } from '../src/index/segment-store';
-import { StagedFolder } from '../src/index/staged-folder';
+import { SNAPSHOT_FORMAT_VERSION, type SnapshotManifest } from '../src/index/store/snapshot-manifest';
+import { FILES } from '../src/index/store/snapshot-store';
+import { segmentDir, writeSegment } from '../src/index/store/segment-store';
+import { StagedFolder } from '../src/index/store/staged-folder';
 
 const QA = path.join(__dirname, '..', '..', 'shared', 'corpus', 'qa');
 

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DataDir } from '../src/index/data-dir';
-import { hybridSearch } from '../src/index/hybrid-search';
+import { DataDir } from '../src/common/data-dir';
+import { hybridSearch } from '../src/index/search/hybrid-search';
 import type { Document } from '../src/index/model';
-import { loadSnapshot } from '../src/index/snapshot-store';
-import { normalizeRows } from '../src/index/vector-index';
+import { loadSnapshot } from '../src/index/store/snapshot-store';
+import { normalizeRows } from '../src/index/search/vector-index';
 import { qaParagraphs, seededRandom, writeBenchSnapshot } from './fixtures';
 import type { BenchRow } from './report';
 

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DataDir } from '../src/index/data-dir';
-import { ingestBytes } from '../src/index/ingest-file';
-import { createIngestPool } from '../src/index/ingest-pool';
-import { ingestSources } from '../src/index/ingest-sources';
-import { addSources } from '../src/index/sources';
+import { DataDir } from '../src/common/data-dir';
+import { ingestBytes } from '../src/index/ingest/ingest-file';
+import { createIngestPool } from '../src/index/ingest/ingest-pool';
+import { ingestSources } from '../src/index/ingest/ingest-sources';
+import { addSources } from '../src/index/sources/sources';
 import { DEFAULT_INGEST_OPTIONS } from '../src/index/model';
 import type { BenchRow } from './report';
 

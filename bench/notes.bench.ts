@@ -8,9 +8,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { Bm25Index, buildBm25, keywordFields } from '../src/index/bm25-index';
-import { hybridSearch } from '../src/index/hybrid-search';
-import { ingestFile } from '../src/index/ingest-file';
+import { Bm25Index, buildBm25, keywordFields } from '../src/index/search/bm25-index';
+import { hybridSearch } from '../src/index/search/hybrid-search';
+import { ingestFile } from '../src/index/ingest/ingest-file';
 import { DEFAULT_INGEST_OPTIONS, type Document } from '../src/index/model';
 import { bigramBm25 } from './bigram-bm25';
 import type { BenchRow } from './report';

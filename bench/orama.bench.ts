@@ -8,11 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { create, insertMultiple, load, type Orama } from '@orama/orama';
 import { persist } from '@orama/plugin-data-persistence';
-import { DataDir } from '../src/index/data-dir';
-import { keywordTokens } from '../src/index/keyword-tokenizer';
+import { DataDir } from '../src/common/data-dir';
+import { keywordTokens } from '../src/index/search/keyword-tokenizer';
 import type { Document } from '../src/index/model';
-import { FILES, loadSnapshot } from '../src/index/snapshot-store';
-import { normalizeRows } from '../src/index/vector-index';
+import { FILES, loadSnapshot } from '../src/index/store/snapshot-store';
+import { normalizeRows } from '../src/index/search/vector-index';
 import { qaParagraphs, seededRandom, writeBenchSnapshot } from './fixtures';
 import type { BenchRow } from './report';
 

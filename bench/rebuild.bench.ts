@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildSnapshot } from '../src/index/build-snapshot';
-import { DataDir } from '../src/index/data-dir';
-import { EmbeddingConfig } from '../src/index/embedding-client';
-import { createIngestPool } from '../src/index/ingest-pool';
+import { buildSnapshot } from '../src/index/store/build-snapshot';
+import { DataDir } from '../src/common/data-dir';
+import { EmbeddingConfig } from '../src/index/embed/embedding-client';
+import { createIngestPool } from '../src/index/ingest/ingest-pool';
 import { DEFAULT_INGEST_OPTIONS } from '../src/index/model';
-import { addSources } from '../src/index/sources';
+import { addSources } from '../src/index/sources/sources';
 import { FakeOpenAIServer } from '../test/fakes/openai-server';
 import type { BenchRow } from './report';
 

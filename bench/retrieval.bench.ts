@@ -6,9 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Bm25Index, buildBm25, keywordHeading } from '../src/index/bm25-index';
-import { hybridSearch, topK } from '../src/index/hybrid-search';
-import { VectorIndex, normalizeRows } from '../src/index/vector-index';
+import { Bm25Index, buildBm25, keywordHeading } from '../src/index/search/bm25-index';
+import { hybridSearch, topK } from '../src/index/search/hybrid-search';
+import { VectorIndex, normalizeRows } from '../src/index/search/vector-index';
 import { fakeEmbedding } from '../test/fakes/openai-server';
 import { bigramBm25 } from './bigram-bm25';
 import { qaParagraphs } from './fixtures';

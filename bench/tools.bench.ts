@@ -7,11 +7,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DataDir } from '../src/index/data-dir';
-import { countTokens } from '../src/index/tokenizer';
+import { DataDir } from '../src/common/data-dir';
+import { countTokens } from '../src/common/tokenizer';
 import type { Document } from '../src/index/model';
-import { loadSnapshot } from '../src/index/snapshot-store';
-import { normalizeRows } from '../src/index/vector-index';
+import { loadSnapshot } from '../src/index/store/snapshot-store';
+import { normalizeRows } from '../src/index/search/vector-index';
 import { runTool } from '../src/tools/registry';
 import type { ToolContext, ToolName } from '../src/tools/tool';
 import { qaParagraphs, seededRandom, writeBenchSnapshot } from './fixtures';

@@ -1,5 +1,5 @@
 /**
- * Assembles src/index/dot-kernel.wat with wabt and writes the bytes into src/index/dot-kernel.ts
+ * Assembles src/index/search/dot-kernel.wat with wabt and writes the bytes into src/index/search/dot-kernel.ts
  * (DOT_KERNEL_BASE64): `npm run build:kernel`. The unit tests call `assembleDotKernel` and fail if the
  * committed bytes differ from the source.
  */
@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import initWabt from 'wabt';
 
-const DIR = path.join(__dirname, '..', 'src', 'index');
+const DIR = path.join(__dirname, '..', 'src', 'index', 'search');
 
 export async function assembleDotKernel(): Promise<string> {
   const wabt = await initWabt();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ingestFile } from '../src/index/ingest-file';
+import { ingestFile } from '../src/index/ingest/ingest-file';
 import { DEFAULT_INGEST_OPTIONS, type Document, type IngestOptions } from '../src/index/model';
 import type { RunManifest } from '../src/trace/trace-model';
 

@@ -1,14 +1,14 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { DataDir } from '../index/data-dir';
-import { UsageError } from '../index/errors';
-import { DEFAULT_RETENTION, type RetentionPolicy } from '../index/build-snapshot';
-import { EmbeddingConfig } from '../index/embedding-client';
+import { DataDir } from '../common/data-dir';
+import { UsageError } from '../common/errors';
+import { DEFAULT_RETENTION, type RetentionPolicy } from '../index/store/build-snapshot';
+import { EmbeddingConfig } from '../index/embed/embedding-client';
 import { ChatConfig } from '../harness/model-client';
 import { IngestOptions } from '../index/model';
 import { Budgets } from '../harness/budget';
-import { Redactor } from '../trace/redact';
+import { Redactor } from '../common/redact';
 import { TraceMode } from '../trace/trace-model';
 import { isLoopback } from '../common/provider-failure';
 

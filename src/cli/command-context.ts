@@ -1,5 +1,5 @@
-import type { DataDir } from '../index/data-dir';
-import type { LoadedSnapshot } from '../index/snapshot-store';
+import type { DataDir } from '../common/data-dir';
+import type { LoadedSnapshot } from '../index/store/snapshot-store';
 import type { QueryEmbedder } from '../tools/tool';
 import type { CliIo } from './main';
 

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { DocQaError, UsageError } from '../index/errors';
-import { SnapshotLru } from '../index/snapshot-lru';
+import { DocQaError, UsageError } from '../common/errors';
+import { SnapshotLru } from '../index/store/snapshot-lru';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
 import { exportOtlp } from '../trace/otlp-export';
-import { replayToolCalls } from '../trace/replay';
+import { replayToolCalls } from '../app/replay';
 import { listTraces, readTrace, spanTree } from '../trace/trace-store';
 import { redactorFromEnv } from './cli-env';
 import type { CommandContext } from './command-context';

@@ -1,5 +1,5 @@
 import type { AgentResult } from '../harness/agent-loop';
-import { errorMessage } from '../index/errors';
+import { errorMessage } from '../common/errors';
 import type { RunManifest } from '../trace/trace-model';
 import { stampedId } from '../trace/trace-store';
 import { type CaseFailure, FAILURE_TYPES, checkCase } from './eval-checks';

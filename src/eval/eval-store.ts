@@ -1,9 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import type { DataDir } from '../index/data-dir';
-import { DocQaError } from '../index/errors';
-import { readVersioned, writeVersioned } from '../index/json-file';
+import type { DataDir } from '../common/data-dir';
+import { DocQaError } from '../common/errors';
+import { readVersioned, writeVersioned } from '../common/json-file';
 import { RunManifest } from '../trace/trace-model';
 import { FAILURE_TYPES } from './eval-checks';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DocQaError } from '../index/errors';
+import { DocQaError } from '../common/errors';
 
 /**
  * A gold set is JSONL, one case per line: a question and what a correct run must show. Every check is

@@ -1,5 +1,5 @@
-import { DocQaError } from '../index/errors';
-import { countTokens } from '../index/tokenizer';
+import { DocQaError } from '../common/errors';
+import { countTokens } from '../common/tokenizer';
 import { TOOLS } from '../tools/registry';
 import type { Attributes } from '../trace/trace-model';
 import { NULL_SINK, type Span, Tracer } from '../trace/tracer';

@@ -1,5 +1,5 @@
 import type { Provider, SettingNames } from '../common/provider-failure';
-import type { LoadedSnapshot } from '../index/snapshot-store';
+import type { LoadedSnapshot } from '../index/store/snapshot-store';
 import type { QueryEmbedder, ToolName } from '../tools/tool';
 import type { Span, Tracer } from '../trace/tracer';
 import type { AgentEvent } from './agent-result';

@@ -1,8 +1,8 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { z } from 'zod';
 import { type FailureKind, type ProviderFailure, actionFor, connectionKind, endpointOf, httpKind, networkErrorCode, tidyMessage } from '../common/provider-failure';
-import { DocQaError } from '../index/errors';
-import { Redactor } from '../trace/redact';
+import { DocQaError } from '../common/errors';
+import { Redactor } from '../common/redact';
 
 export const DEFAULT_CHAT_BASE_URL = 'https://api.deepseek.com';
 export const DEFAULT_CHAT_MODEL = 'deepseek-v4-flash';

@@ -1,4 +1,4 @@
-import { countTokens } from '../index/tokenizer';
+import { countTokens } from '../common/tokenizer';
 import type { Span } from '../trace/tracer';
 import { FinishStreamer } from './answer-stream';
 import type { Loop } from './loop-context';

@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { DocQaError } from '../index/errors';
-import { readVersioned } from '../index/json-file';
+import { DocQaError } from '../common/errors';
+import { readVersioned } from '../common/json-file';
 
 /**
  * Format 2 adds the final-round template (the prompt of the last call when the request budget is spent:

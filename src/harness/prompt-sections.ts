@@ -1,4 +1,4 @@
-import type { LoadedSnapshot } from '../index/snapshot-store';
+import type { LoadedSnapshot } from '../index/store/snapshot-store';
 import { TOOLS, toolJsonSchema } from '../tools/registry';
 import type { ToolName } from '../tools/tool';
 

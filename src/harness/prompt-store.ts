@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { type DataDir, withStoreLock } from '../index/data-dir';
-import { DocQaError, errorMessage } from '../index/errors';
-import { readVersioned, writeVersioned } from '../index/json-file';
+import { type DataDir, withStoreLock } from '../common/data-dir';
+import { DocQaError, errorMessage } from '../common/errors';
+import { readVersioned, writeVersioned } from '../common/json-file';
 import { BundleFile, PROMPT_BUNDLE_FORMAT_VERSION, type PromptBundle, baselineDir, loadBundle } from './prompt-bundle';
 
 /**

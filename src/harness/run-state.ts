@@ -1,4 +1,4 @@
-import { countTokens } from '../index/tokenizer';
+import { countTokens } from '../common/tokenizer';
 import type { BlockView } from '../tools/tool';
 import type { Budgets } from './budget';
 import type { Citation, Counts, Ledger, Tokens } from './agent-result';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { LoadedSnapshot } from '../index/snapshot-store';
-import { PATH_SEPARATOR } from '../index/section-tree';
+import type { LoadedSnapshot } from '../index/store/snapshot-store';
+import { PATH_SEPARATOR } from '../index/blocks/section-tree';
 import type { ToolPayload } from '../tools/tool';
 
 /**

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import type { ProviderFailure } from '../common/provider-failure';
-import { EmbeddingError } from '../index/embedding-client';
-import { countTokens } from '../index/tokenizer';
+import { EmbeddingError } from '../index/embed/embedding-client';
+import { countTokens } from '../common/tokenizer';
 import { runTool } from '../tools/registry';
 import type { BlockView, ToolContext, ToolName, ToolPayload } from '../tools/tool';
-import { stableJson } from '../trace/run-manifest';
+import { stableJson } from '../app/run-manifest';
 import type { Attributes } from '../trace/trace-model';
 import type { Span } from '../trace/tracer';
 import type { BlockBrief } from './agent-result';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { INGEST_ERROR_CODES, INGEST_STAGES } from './errors';
+import { INGEST_ERROR_CODES, INGEST_STAGES } from '../common/errors';
 
 /** Where a block sits in its source, so a citation can open the exact spot. Lines and pages are 1-based. */
 export const LineRange = z.object({ kind: z.literal('lines'), line_start: z.number().int().min(1), line_end: z.number().int().min(1) });

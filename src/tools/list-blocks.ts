@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PATH_SEPARATOR } from '../index/section-tree';
+import { PATH_SEPARATOR } from '../index/blocks/section-tree';
 import { type Tool, ToolFailure, blockView, resolveDocs } from './tool';
 
 export const ListBlocksInput = z

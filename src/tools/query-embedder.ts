@@ -1,5 +1,5 @@
-import { EmbeddingClient, type RemoteEmbeddingConfig, endpointFamily } from '../index/embedding-client';
-import type { ManifestEmbedding } from '../index/snapshot-manifest';
+import { EmbeddingClient, type RemoteEmbeddingConfig, endpointFamily } from '../index/embed/embedding-client';
+import type { ManifestEmbedding } from '../index/store/snapshot-manifest';
 import { type QueryEmbedder, ToolFailure } from './tool';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { LoadedSnapshot } from '../index/snapshot-store';
+import type { LoadedSnapshot } from '../index/store/snapshot-store';
 import { type BlockView, type Tool, blockView, fold, resolveDocs } from './tool';
 
 export const ScanTermInput = z

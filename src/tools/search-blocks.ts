@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { hybridSearch } from '../index/hybrid-search';
-import { EmbeddingError } from '../index/embedding-client';
+import { hybridSearch } from '../index/search/hybrid-search';
+import { EmbeddingError } from '../index/embed/embedding-client';
 import { type Tool, ToolFailure, blockView, resolveDocs } from './tool';
 
 export const SearchBlocksInput = z

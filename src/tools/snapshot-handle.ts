@@ -1,7 +1,7 @@
-import type { DataDir } from '../index/data-dir';
-import { pinSnapshot } from '../index/snapshot-pins';
-import type { SnapshotLru } from '../index/snapshot-lru';
-import { type LoadedSnapshot, readActiveId } from '../index/snapshot-store';
+import type { DataDir } from '../common/data-dir';
+import { pinSnapshot } from '../index/store/snapshot-pins';
+import type { SnapshotLru } from '../index/store/snapshot-lru';
+import { type LoadedSnapshot, readActiveId } from '../index/store/snapshot-store';
 
 /** The one snapshot a request reads from start to end, pinned until released. */
 export interface SnapshotHandle {

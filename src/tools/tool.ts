@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { LoadedSnapshot } from '../index/snapshot-store';
-import { countTokens } from '../index/tokenizer';
+import type { LoadedSnapshot } from '../index/store/snapshot-store';
+import { countTokens } from '../common/tokenizer';
 
 /** Version of the five tools' input/output contract (seed §10.1, Appendix A.2); recorded in run manifests. */
 export const TOOL_CONTRACT_VERSION = '1';

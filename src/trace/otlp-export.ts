@@ -4,8 +4,8 @@ import { ExportResultCode } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { DocQaError } from '../index/errors';
-import type { Redactor } from './redact';
+import { DocQaError } from '../common/errors';
+import type { Redactor } from '../common/redact';
 import type { AttrValue } from './trace-model';
 import type { LoadedTrace } from './trace-store';
 

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { DataDir } from '../index/data-dir';
-import { DocQaError, errorMessage } from '../index/errors';
-import { readVersioned } from '../index/json-file';
+import type { DataDir } from '../common/data-dir';
+import { DocQaError, errorMessage } from '../common/errors';
+import { readVersioned } from '../common/json-file';
 import { type ArtifactRecord, type SpanRecord, TRACE_FORMAT_VERSION, TraceMeta, TraceRecord } from './trace-model';
 import { META_FILE, RECORDS_FILE } from './trace-writer';
 

@@ -2,8 +2,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import writeFileAtomic from 'write-file-atomic';
-import { errorMessage } from '../index/errors';
-import type { Redactor } from './redact';
+import { errorMessage } from '../common/errors';
+import type { Redactor } from '../common/redact';
 import { TRACE_FORMAT_VERSION, type TraceMeta, type TraceRecord } from './trace-model';
 import type { TraceSink } from './tracer';
 

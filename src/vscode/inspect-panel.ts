@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { ingestFile } from '../index/ingest-file';
+import { ingestFile } from '../index/ingest/ingest-file';
 import { DEFAULT_INGEST_OPTIONS, type Document } from '../index/model';
 import { type HostToWebview, WebviewToHost } from '../shared/webview-protocol';
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { ingestFile } from '../../src/index/ingest-file';
+import { ingestFile } from '../../src/index/ingest/ingest-file';
 import { DEFAULT_INGEST_OPTIONS, type Document } from '../../src/index/model';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { CodeServer, type Profile, extensionActivations, extensionHostStarted, installExtension, listExtensions, makeProfile, removeProfile } from './lib/code-server';

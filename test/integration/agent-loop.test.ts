@@ -4,7 +4,7 @@ import type { AgentEvent } from '../../src/harness/agent-loop';
 import { Budgets } from '../../src/harness/budget';
 import { renderPrompt } from '../../src/harness/prompt-bundle';
 import { collectionStatusText as statusText, toolsPromptText } from '../../src/harness/agent-loop';
-import { countTokens } from '../../src/index/tokenizer';
+import { countTokens } from '../../src/common/tokenizer';
 import { queryEmbedderFor } from '../../src/tools/query-embedder';
 import type { TraceRecord } from '../../src/trace/trace-model';
 import { Tracer } from '../../src/trace/tracer';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { AgentEvent } from '../../src/harness/agent-loop';
 import { ChatClient, ChatConfig } from '../../src/harness/model-client';
-import { countTokens } from '../../src/index/tokenizer';
+import { countTokens } from '../../src/common/tokenizer';
 import { queryEmbedderFor } from '../../src/tools/query-embedder';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { type AgentSetup, act, useAgentSetup, lastObservation, recordingTracer } from './agent-setup';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { IngestOutcome } from '../../src/index/ingest-file';
+import type { IngestOutcome } from '../../src/index/ingest/ingest-file';
 import { fixture } from '../helpers';
 import { CLI, makeCli } from './cli';
 

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import o200kRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
-import { packRanks } from '../../src/index/bpe-merger';
+import { packRanks } from '../../src/common/bpe-merger';
 import { fixture, tempDir } from '../helpers';
 import { CLI, makeCli } from './cli';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { EmbeddingClient, EmbeddingConfig, EmbeddingError, type RemoteEmbeddingConfig } from '../../src/index/embedding-client';
+import { EmbeddingClient, EmbeddingConfig, EmbeddingError, type RemoteEmbeddingConfig } from '../../src/index/embed/embedding-client';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 
 const KEY = 'sk-test-embedding-key-0123456789';

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { DataDir } from '../../src/index/data-dir';
-import { createIngestPool } from '../../src/index/ingest-pool';
-import { ingestSources } from '../../src/index/ingest-sources';
+import { DataDir } from '../../src/common/data-dir';
+import { createIngestPool } from '../../src/index/ingest/ingest-pool';
+import { ingestSources } from '../../src/index/ingest/ingest-sources';
 import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
-import { addSources } from '../../src/index/sources';
+import { addSources } from '../../src/index/sources/sources';
 import { FIXTURES, tempDir } from '../helpers';
 
 const WORKER = path.join(__dirname, '..', '..', 'dist', 'ingest-worker.js');

@@ -3,13 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { buildSnapshot } from '../../src/index/build-snapshot';
-import { DataDir, withStoreLock } from '../../src/index/data-dir';
-import { createIngestPool } from '../../src/index/ingest-pool';
+import { buildSnapshot } from '../../src/index/store/build-snapshot';
+import { DataDir, withStoreLock } from '../../src/common/data-dir';
+import { createIngestPool } from '../../src/index/ingest/ingest-pool';
 import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
-import { PauseGate } from '../../src/index/pause-gate';
-import { readActiveId } from '../../src/index/snapshot-store';
-import { addSources } from '../../src/index/sources';
+import { PauseGate } from '../../src/index/ingest/pause-gate';
+import { readActiveId } from '../../src/index/store/snapshot-store';
+import { addSources } from '../../src/index/sources/sources';
 import { tempDir } from '../helpers';
 
 describe('data directory locks', () => {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { readPack, writePack } from '../../src/index/binary-pack';
-import { StoreError } from '../../src/index/errors';
+import { readPack, writePack } from '../../src/index/store/binary-pack';
+import { StoreError } from '../../src/common/errors';
 import { tempDir } from '../helpers';
 
 describe('binary pack files', () => {

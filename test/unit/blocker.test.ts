@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildBlocks } from '../../src/index/blocker';
-import type { Unit } from '../../src/index/parsed-document';
-import { countTokens } from '../../src/index/tokenizer';
+import { buildBlocks } from '../../src/index/blocks/blocker';
+import type { Unit } from '../../src/index/blocks/parsed-document';
+import { countTokens } from '../../src/common/tokenizer';
 
 const params = { target_tokens: 64, max_tokens: 96, min_tokens: 16 };
 

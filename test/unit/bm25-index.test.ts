@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BM25_B, BM25_K1, Bm25Index, buildBm25, buildBm25Yielding, keywordHeading } from '../../src/index/bm25-index';
-import { hybridSearch, topK } from '../../src/index/hybrid-search';
-import { CJK_CHAR_WEIGHT, keywordTokens, queryTerms } from '../../src/index/keyword-tokenizer';
-import { VectorIndex } from '../../src/index/vector-index';
+import { BM25_B, BM25_K1, Bm25Index, buildBm25, buildBm25Yielding, keywordHeading } from '../../src/index/search/bm25-index';
+import { hybridSearch, topK } from '../../src/index/search/hybrid-search';
+import { CJK_CHAR_WEIGHT, keywordTokens, queryTerms } from '../../src/index/search/keyword-tokenizer';
+import { VectorIndex } from '../../src/index/search/vector-index';
 
 describe('keyword tokens', () => {
   it('words for alphabetic scripts, characters and pairs for CJK, case and width folded', () => {

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import o200kRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
 import { countTokens as libraryCount } from 'gpt-tokenizer/encoding/o200k_base';
-import { BpeMerger, packRanks } from '../../src/index/bpe-merger';
-import { preTokenize } from '../../src/index/tokenizer';
+import { BpeMerger, packRanks } from '../../src/common/bpe-merger';
+import { preTokenize } from '../../src/common/tokenizer';
 import { FIXTURES } from '../helpers';
 
 function walk(dir: string): string[] {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { assignDocIds } from '../../src/index/doc-registry';
+import { assignDocIds } from '../../src/index/sources/doc-registry';
 
 describe('assignDocIds', () => {
   const first = assignDocIds([], [

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assembleDotKernel } from '../../scripts/build-dot-kernel';
-import { DOT_KERNEL_BASE64, DotKernel } from '../../src/index/dot-kernel';
-import { VectorIndex, normalizeRows } from '../../src/index/vector-index';
+import { DOT_KERNEL_BASE64, DotKernel } from '../../src/index/search/dot-kernel';
+import { VectorIndex, normalizeRows } from '../../src/index/search/vector-index';
 
 function random(seed: number): () => number {
   return () => (seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5;

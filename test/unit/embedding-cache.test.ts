@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { EmbeddingCache, TIER_FANOUT, cacheTier, embeddingKey } from '../../src/index/embedding-cache';
+import { EmbeddingCache, TIER_FANOUT, cacheTier, embeddingKey } from '../../src/index/embed/embedding-cache';
 
 const DIMS = 8;
 

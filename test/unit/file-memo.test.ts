@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { FileMemo } from '../../src/index/file-memo';
+import { FileMemo } from '../../src/index/ingest/file-memo';
 
 describe('FileMemo', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-memo-'));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ingestFile } from '../../src/index/ingest-file';
+import { ingestFile } from '../../src/index/ingest/ingest-file';
 import type { IngestOptions } from '../../src/index/model';
 import { UNMERGED, fixture, tempDir } from '../helpers';
 

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { StoreError } from '../../src/index/errors';
-import { readVersioned, writeVersioned } from '../../src/index/json-file';
-import { SOURCES_FORMAT_VERSION, SourcesFile } from '../../src/index/sources';
+import { StoreError } from '../../src/common/errors';
+import { readVersioned, writeVersioned } from '../../src/common/json-file';
+import { SOURCES_FORMAT_VERSION, SourcesFile } from '../../src/index/sources/sources';
 import { fixture, tempDir } from '../helpers';
 
 const read = (file: string) => readVersioned(file, SOURCES_FORMAT_VERSION, SourcesFile);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { countScripts, detectLang } from '../../src/index/lang-detect';
+import { countScripts, detectLang } from '../../src/index/blocks/lang-detect';
 
 const lang = (t: string) => detectLang(countScripts(t));
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { blockView, fixture, FIXTURES, ingestOk, outline, tempDir } from '../helpers';
 import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
-import { blockTokens, configuredMarkdownIt } from '../../src/index/parsers/markdown';
+import { blockTokens, configuredMarkdownIt } from '../../src/index/parse/markdown';
 
 describe('Markdown parser', () => {
   it('turns headings into a section tree with unique paths and keeps exact line ranges', async () => {

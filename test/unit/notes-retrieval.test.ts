@@ -6,14 +6,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { buildSnapshot } from '../../src/index/build-snapshot';
-import { DataDir } from '../../src/index/data-dir';
-import { EmbeddingConfig } from '../../src/index/embedding-client';
-import { hybridSearch } from '../../src/index/hybrid-search';
+import { buildSnapshot } from '../../src/index/store/build-snapshot';
+import { DataDir } from '../../src/common/data-dir';
+import { EmbeddingConfig } from '../../src/index/embed/embedding-client';
+import { hybridSearch } from '../../src/index/search/hybrid-search';
 import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
-import { KEYWORD_TOKENIZER_NAME } from '../../src/index/keyword-tokenizer';
-import { FILES, type LoadedSnapshot, loadActiveSnapshot } from '../../src/index/snapshot-store';
-import { addSources } from '../../src/index/sources';
+import { KEYWORD_TOKENIZER_NAME } from '../../src/index/search/keyword-tokenizer';
+import { FILES, type LoadedSnapshot, loadActiveSnapshot } from '../../src/index/store/snapshot-store';
+import { addSources } from '../../src/index/sources/sources';
 import { fixture, tempDir } from '../helpers';
 
 /** The top k blocks for a query as `file: section path`. */

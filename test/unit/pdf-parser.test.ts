@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ingestFile } from '../../src/index/ingest-file';
-import { joinWrapped } from '../../src/index/parsers/pdf';
+import { ingestFile } from '../../src/index/ingest/ingest-file';
+import { joinWrapped } from '../../src/index/parse/pdf';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UNMERGED, blockView, fixture, ingestOk, outline, tempDir } from '../helpers';

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { SMALL_FILE_BYTES } from '../../src/index/durable-write';
-import { removeTree } from '../../src/index/remove-tree';
+import { SMALL_FILE_BYTES } from '../../src/common/durable-write';
+import { removeTree } from '../../src/index/store/remove-tree';
 
 let root: string;
 beforeEach(() => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { type RowRun, SEGMENT_FILES, scatterSegmentVectors } from '../../src/index/segment-store';
+import { type RowRun, SEGMENT_FILES, scatterSegmentVectors } from '../../src/index/store/segment-store';
 
 describe('scatterSegmentVectors', () => {
   // 3 dimensions: a few kilobytes, read with blocking calls; 256: megabytes, read asynchronously.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { assignPaths, normalizeTitle } from '../../src/index/section-tree';
+import { assignPaths, normalizeTitle } from '../../src/index/blocks/section-tree';
 
 describe('section paths', () => {
   it('disambiguates repeated sibling titles in document order and skips a suffix a real title uses', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_SEGMENTS, planMerges, type SegmentUse } from '../../src/index/segment-plan';
+import { MAX_SEGMENTS, planMerges, type SegmentUse } from '../../src/index/store/segment-plan';
 
 /** Applies a plan the way a build does: merged segments' live blocks join the new segment. */
 function apply(segments: SegmentUse[], incoming: number, n: number): { segments: SegmentUse[]; rewritten: number } {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { sentenceGoesOn, firstSentence, firstSentences, SEGMENT_WINDOW, splitSentences } from '../../src/index/sentences';
+import { sentenceGoesOn, firstSentence, firstSentences, SEGMENT_WINDOW, splitSentences } from '../../src/index/blocks/sentences';
 import { FIXTURES } from '../helpers';
 
 function walk(dir: string): string[] {

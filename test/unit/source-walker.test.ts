@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { walkSource } from '../../src/index/source-walker';
-import type { Source } from '../../src/index/sources';
+import { walkSource } from '../../src/index/sources/source-walker';
+import type { Source } from '../../src/index/sources/sources';
 import { tempDir } from '../helpers';
 
 function tree(root: string, files: Record<string, string>): void {

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { SMALL_FILE_BYTES } from '../../src/index/durable-write';
-import { StagedFolder } from '../../src/index/staged-folder';
+import { SMALL_FILE_BYTES } from '../../src/common/durable-write';
+import { StagedFolder } from '../../src/index/store/staged-folder';
 
 let root: string;
 beforeEach(() => {

@@ -3,12 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { Bm25Index, buildBm25 } from '../../src/index/bm25-index';
-import { PACK_FORMAT_VERSION, encodePack, writePack } from '../../src/index/binary-pack';
-import { StoreError } from '../../src/index/errors';
-import { SEGMENT_FILES, readSegmentKeyword, writeSegment } from '../../src/index/segment-store';
-import { StagedFolder } from '../../src/index/staged-folder';
-import { PackedTerms, packTerms } from '../../src/index/term-table';
+import { Bm25Index, buildBm25 } from '../../src/index/search/bm25-index';
+import { PACK_FORMAT_VERSION, encodePack, writePack } from '../../src/index/store/binary-pack';
+import { StoreError } from '../../src/common/errors';
+import { SEGMENT_FILES, readSegmentKeyword, writeSegment } from '../../src/index/store/segment-store';
+import { StagedFolder } from '../../src/index/store/staged-folder';
+import { PackedTerms, packTerms } from '../../src/index/search/term-table';
 
 describe('packed terms', () => {
   it('give back every term exactly (CJK, accents, an unpaired surrogate, the empty string)', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { IngestError } from '../../src/index/errors';
-import { decodeText } from '../../src/index/text-decode';
+import { IngestError } from '../../src/common/errors';
+import { decodeText } from '../../src/index/sources/text-decode';
 
 const bytes = (...b: number[]) => new Uint8Array(b);
 

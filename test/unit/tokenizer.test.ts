@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { countTokens as libraryCount } from 'gpt-tokenizer/encoding/o200k_base';
-import { CLASS_PATTERNS, fillClassTable, countJoined, countTokens, countWithTail, preTokenize } from '../../src/index/tokenizer';
+import { CLASS_PATTERNS, fillClassTable, countJoined, countTokens, countWithTail, preTokenize } from '../../src/common/tokenizer';
 import { FIXTURES } from '../helpers';
 
 function walk(dir: string): string[] {

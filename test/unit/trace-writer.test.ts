@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
-import { Redactor, REDACTED } from '../../src/trace/redact';
+import { Redactor, REDACTED } from '../../src/common/redact';
 import { TraceWriter } from '../../src/trace/trace-writer';
 import { Tracer } from '../../src/trace/tracer';
 import { PLACEHOLDER_MANIFEST, tempDir } from '../helpers';

@@ -1,0 +1,56 @@
+import crypto from 'node:crypto';
+import type { Budgets } from '../harness/budget';
+import type { ChatConfig } from '../harness/model-client';
+import type { PromptBundle } from '../harness/prompt-bundle';
+import type { SnapshotManifest } from '../index/store/snapshot-manifest';
+import { TOOL_CONTRACT_VERSION } from '../tools/tool';
+import type { RunManifest } from '../trace/trace-model';
+
+/** The Thought/Action/Observation protocol with the progress envelope; bumped when its wire form changes. */
+export const LOOP_PROTOCOL_VERSION = '1';
+
+declare const __DOCQA_BUILD__: string | undefined;
+
+/** The build's source hash (set by esbuild); "source" when running unbundled from the TypeScript sources. */
+export const BUILD_HASH: string = typeof __DOCQA_BUILD__ === 'string' ? __DOCQA_BUILD__ : 'source';
+
+/** JSON with object keys sorted at every level: the same value always hashes the same. */
+export function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export interface ManifestInput {
+  appVersion: string;
+  bundle: PromptBundle;
+  tools: readonly string[];
+  chat: ChatConfig;
+  snapshot: SnapshotManifest;
+  budgets: Budgets;
+  thresholds: { noGain: number; violations: number };
+}
+
+/** Everything that decides a run's behaviour, and its hash. Holds no key: keys are not configuration. */
+export function buildRunManifest(i: ManifestInput): RunManifest {
+  const e = i.snapshot.embedding;
+  const body: Omit<RunManifest, 'app' | 'config_hash'> = {
+    prompt_bundle: { id: i.bundle.id, version: i.bundle.version, hash: i.bundle.hash, parent: i.bundle.parent, language: i.bundle.language, ...(i.bundle.final ? { final_hash: i.bundle.final.hash } : {}), ...(i.bundle.final && i.bundle.final.from !== i.bundle.id ? { final_from: i.bundle.final.from } : {}) },
+    loop_protocol_version: LOOP_PROTOCOL_VERSION,
+    tool_contract_version: TOOL_CONTRACT_VERSION,
+    tools: [...i.tools],
+    chat: { base_url: i.chat.base_url, model: i.chat.model, thinking: i.chat.thinking, temperature: i.chat.temperature, max_output_tokens: i.chat.max_output_tokens },
+    embedding: e.provider === 'none' ? { provider: 'none', model: null, dimensions: null } : { provider: e.provider, model: e.model, dimensions: e.dimensions },
+    snapshot: { id: i.snapshot.id, completeness: i.snapshot.state === 'ready_partial' ? 'partial' : 'complete', failed_documents: i.snapshot.failed_documents.length },
+    budgets: { ...i.budgets },
+    thresholds: { no_gain: i.thresholds.noGain, violations: i.thresholds.violations },
+  };
+  const config_hash = crypto.createHash('sha256').update(stableJson(body)).digest('hex');
+  return { app: { name: 'docqa', version: i.appVersion, build: BUILD_HASH }, ...body, config_hash };
+}

@@ -1,0 +1,87 @@
+import type { DataDir } from '../common/data-dir';
+import type { LoadedSnapshot } from '../index/store/snapshot-store';
+import { type AgentEvent, type AgentResult, type ChatModel, runAgent } from '../harness/agent-loop';
+import type { Budgets } from '../harness/budget';
+import type { ChatConfig } from '../harness/model-client';
+import type { PromptBundle } from '../harness/prompt-bundle';
+import { TOOLS } from '../tools/registry';
+import type { QueryEmbedder, ToolName } from '../tools/tool';
+import type { Redactor } from '../common/redact';
+import { buildRunManifest } from './run-manifest';
+import type { RunManifest, TraceMode } from '../trace/trace-model';
+import { newRunId, pruneTraces } from '../trace/trace-store';
+import { type TraceOutcome, TraceWriter, type TraceWriterOptions } from '../trace/trace-writer';
+import { Tracer } from '../trace/tracer';
+
+export interface TracedRunOptions {
+  dir: DataDir;
+  question: string;
+  snapshot: LoadedSnapshot;
+  model: ChatModel;
+  chat: ChatConfig;
+  bundle: PromptBundle;
+  budgets: Budgets;
+  thresholds: { noGain: number; violations: number };
+  /** The answer's language (default: the bundle's). */
+  lang?: 'zh' | 'en';
+  appVersion: string;
+  mode: TraceMode;
+  redactor: Redactor;
+  embedQuery?: QueryEmbedder;
+  tools?: ReadonlyArray<ToolName>;
+  signal?: AbortSignal;
+  onEvent?: (e: AgentEvent) => void;
+  writer?: Partial<TraceWriterOptions>;
+  /** Traces kept in the data directory after this one is written (oldest deleted first). */
+  keepTraces?: number;
+}
+
+export interface TracedRun {
+  run_id: string;
+  manifest: RunManifest;
+  result: AgentResult;
+  /** Settles when the trace is on disk (or given up on, bounded): the answer does not wait for it. */
+  trace: Promise<TraceOutcome>;
+}
+
+/**
+ * One request with its trace: the run's manifest, the agent loop with a tracer on a background writer,
+ * then the trace closing in the background (bounded). The answer never depends on or waits for the
+ * writer: a failed trace comes back as `partial` with the reason.
+ */
+export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
+  const run_id = newRunId();
+  const tools = o.tools ?? TOOLS.map((t) => t.name);
+  const manifest = buildRunManifest({ appVersion: o.appVersion, bundle: o.bundle, tools, chat: o.chat, snapshot: o.snapshot.manifest, budgets: o.budgets, thresholds: o.thresholds });
+  const writer = new TraceWriter(run_id, o.dir.traceDir(run_id), o.redactor, o.writer);
+  const tracer = new Tracer(o.mode, writer);
+  const started_at = new Date().toISOString();
+  const result = await runAgent({
+    question: o.question,
+    snapshot: o.snapshot,
+    embedQuery: o.embedQuery,
+    model: o.model,
+    bundle: o.bundle,
+    budgets: o.budgets,
+    thresholds: o.thresholds,
+    lang: o.lang,
+    tools,
+    signal: o.signal,
+    onEvent: o.onEvent,
+    tracer,
+  });
+  const closing = writer.close({
+    trace_id: tracer.traceId,
+    mode: o.mode,
+    started_at,
+    question: o.question,
+    manifest,
+    release: { status: result.release.status, reason: result.release.reason, detail: result.release.detail },
+    stop_reason: result.stop_reason,
+    counts: result.counts,
+    tokens: result.tokens,
+  });
+  const keep = o.keepTraces;
+  const trace = keep === undefined ? closing : closing.then(async (outcome) => (await pruneTraces(o.dir, keep), outcome));
+  return { run_id, manifest, result, trace };
+}

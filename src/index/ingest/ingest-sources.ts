@@ -1,0 +1,171 @@
+import fs from 'node:fs';
+import { type DataDir } from '../../common/data-dir';
+import { registerDocuments } from '../sources/doc-registry';
+import { createIngestPool, type IngestPool, type ScanOutcome } from './ingest-pool';
+import type { Document, FailedDocument, IngestOptions } from '../model';
+import { type SourceFile, walkSource } from '../sources/source-walker';
+import type { PauseGate } from './pause-gate';
+import type { StagedFolder } from '../store/staged-folder';
+import { loadSources, type Source } from '../sources/sources';
+
+export interface IngestProgress {
+  stage: 'walk' | 'parse';
+  done: number;
+  total: number;
+}
+
+export interface IngestRun {
+  sources: Source[];
+  /** Documents parsed in this run, with stable doc_ids, by path. */
+  documents: Document[];
+  failed_documents: FailedDocument[];
+  /** Files whose previous document still stands (same bytes), by path; not parsed again. */
+  reused: ReusedFile[];
+  /** Modification time of each parsed document's file when it was read, by path. */
+  mtimes: Map<string, number>;
+}
+
+/** What a previous build knew of a file: enough to tell it is unchanged without reading it. */
+export interface PreviousFile {
+  path: string;
+  content_hash: string;
+  byte_size: number;
+  mtime_ms: number;
+}
+
+/** A file unchanged since the previous build, with its stable doc_id, current source and stat. */
+export interface ReusedFile<P extends PreviousFile = PreviousFile> {
+  previous: P;
+  doc_id: string;
+  source_label: string;
+  aliases: string[];
+  byte_size: number;
+  mtime_ms: number;
+}
+
+export interface IngestRunOptions<P extends PreviousFile = PreviousFile> {
+  signal?: AbortSignal;
+  onProgress?: (p: IngestProgress) => void;
+  /** Where reading and parsing run; by default a pool of worker threads (in-process without a worker script). */
+  pool?: IngestPool;
+  /**
+   * Files of the previous snapshot (built with the same chunking and tokenizer), by path. A file whose
+   * size and modification time are unchanged is not even read; one whose bytes hash the same is not
+   * parsed (copy-on-write).
+   */
+  previous?: ReadonlyMap<string, P>;
+  /**
+   * Size and time are trusted only for files last modified before this (ms since the epoch): a file
+   * written in the same moment the previous build read it could change again without its time moving
+   * (the "racy" case git also guards against), so it is hashed.
+   */
+  trustMtimeBefore?: number;
+  /** Holds the batch between documents while paused. */
+  gate?: PauseGate;
+  /** The snapshot being built: the registry's changes are committed with it (see registerDocuments). */
+  staged?: StagedFolder;
+}
+
+const byPath = <T extends { path: string }>(a: T, b: T) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+/** Placeholder until the registry has seen every file's content hash (renames are matched by content). */
+const PENDING_ID = '';
+/** Files stat'ed between two turns of the event loop (the extension host must stay responsive). */
+const STAT_BATCH = 256;
+
+/** Size and mtime of a file, or null when it cannot be stat'ed (the pool then reports why). */
+function statOf(file: string): { size: number; mtimeMs: number } | null {
+  try {
+    return fs.statSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Walks every source, then reads, hashes, parses and blocks each changed file (in worker threads), then
+ * assigns stable doc_ids from the persisted registry. A bad file becomes a failed_documents entry and the
+ * batch goes on. Output is sorted by path, so the same files give the same result. The caller holds the
+ * data directory's build lock: the doc_id registry is rewritten.
+ */
+export async function ingestSources<P extends PreviousFile = PreviousFile>(dir: DataDir, options: IngestOptions, run: IngestRunOptions<P> = {}): Promise<IngestRun & { reused: Array<ReusedFile<P>> }> {
+  const { signal, onProgress } = run;
+  const sources = await loadSources(dir);
+  // By real path: a file reachable from two sources (a folder and a file inside it) or by two paths (a
+  // symlink to it, a linked folder) is one document, found under its own path when any walk reached it
+  // there, else where the first source did. A problem reached twice is reported once.
+  const files = new Map<string, SourceFile>();
+  const problems = new Map<string, FailedDocument>();
+  for (const [i, source] of sources.entries()) {
+    onProgress?.({ stage: 'walk', done: i, total: sources.length });
+    const walked = await walkSource(source, signal);
+    for (const p of walked.problems) {
+      const key = `${p.failure.code}\0${p.real}`;
+      if (!problems.has(key)) problems.set(key, p.failure);
+    }
+    for (const f of walked.files) {
+      const seen = files.get(f.realPath);
+      if (!seen || (seen.path !== f.realPath && f.path === f.realPath)) files.set(f.realPath, f);
+    }
+  }
+  const failed = [...problems.values()];
+  const ordered = [...files.values()].sort(byPath);
+
+  // Unchanged size and time (and not racy): the previous document stands, nothing is read.
+  const outcomes: Array<ScanOutcome | undefined> = new Array(ordered.length);
+  const trustBefore = run.trustMtimeBefore ?? -Infinity;
+  if (run.previous) {
+    for (const [i, file] of ordered.entries()) {
+      if (i % STAT_BATCH === STAT_BATCH - 1) await new Promise<void>((r) => setImmediate(r));
+      const prev = run.previous.get(file.path);
+      if (!prev) continue;
+      const st = statOf(file.path);
+      if (st && st.size === prev.byte_size && st.mtimeMs === prev.mtime_ms && st.mtimeMs < trustBefore) {
+        outcomes[i] = { ok: 'unchanged', path: file.path, content_hash: prev.content_hash, byte_size: st.size, mtime_ms: st.mtimeMs };
+      }
+    }
+  }
+
+  const pool = run.pool ?? createIngestPool(options);
+  const inFlight = new Set<Promise<void>>();
+  const toScan = ordered.flatMap((f, i) => (outcomes[i] ? [] : [i]));
+  let done = 0;
+  try {
+    for (const i of toScan) {
+      const file = ordered[i]!;
+      signal?.throwIfAborted();
+      await run.gate?.passable(signal);
+      const identity = { doc_id: PENDING_ID, source_label: file.source.label, aliases: file.source.aliases };
+      const job: Promise<void> = pool.run(file.path, identity, signal, run.previous?.get(file.path)?.content_hash).then((o) => {
+        outcomes[i] = o;
+        inFlight.delete(job);
+        onProgress?.({ stage: 'parse', done: ++done, total: toScan.length });
+      });
+      inFlight.add(job);
+      // Keep every worker fed, and no more documents than that in flight.
+      if (inFlight.size >= pool.size * 3) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+  } finally {
+    if (!run.pool) await pool.close();
+  }
+  signal?.throwIfAborted();
+
+  const documents: Document[] = [];
+  const reused: Array<ReusedFile<P>> = [];
+  const mtimes = new Map<string, number>();
+  for (const [i, o] of outcomes.entries()) {
+    const file = ordered[i]!;
+    if (!o) throw new Error(`internal: no outcome for ${file.path}`);
+    if (o.ok === 'unchanged') {
+      reused.push({ previous: run.previous!.get(o.path)!, doc_id: PENDING_ID, source_label: file.source.label, aliases: file.source.aliases, byte_size: o.byte_size, mtime_ms: o.mtime_ms });
+    } else if (o.ok) {
+      documents.push(o.document);
+      mtimes.set(o.document.path, o.mtime_ms ?? 0);
+    } else failed.push(o.failure);
+  }
+  const ids = await registerDocuments(dir, [...documents.map((d) => ({ path: d.path, content_hash: d.content_hash })), ...reused.map((r) => ({ path: r.previous.path, content_hash: r.previous.content_hash }))], run.staged);
+  for (const d of documents) d.doc_id = ids.get(d.path)!;
+  for (const r of reused) r.doc_id = ids.get(r.previous.path)!;
+  return { sources, documents: documents.sort(byPath), failed_documents: failed.sort(byPath), reused, mtimes };
+}

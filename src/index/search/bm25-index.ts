@@ -1,0 +1,273 @@
+import { keywordTokens, queryTerms } from './keyword-tokenizer';
+import type { Document } from '../model';
+import { PREAMBLE_TITLE } from '../blocks/parsed-document';
+import type { TermTable } from './term-table';
+
+/** Okapi BM25 parameters: the textbook values (both fields use the same b). */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+/**
+ * How much a term in a block's headings (document title and section path) counts against the same term
+ * in its text, in BM25F's combined term frequency. Measured on the notes set (bench/notes, section
+ * recall@1, 67 questions): 1 → 0.91, 2-3 → 0.94, 4 → 0.97, 5 → 0.955; 3, inside the plateau rather than
+ * at its two-question peak. CMRC 2018 and SQuAD with their article titles as headings stay at or above
+ * text-only recall (0.999, 0.922-0.923 against 0.999, 0.911).
+ */
+export const HEADING_WEIGHT = 3;
+
+/**
+ * An inverted index over blocks (0..n-1 in global block order), stored as flat typed arrays so it loads
+ * without parsing: terms sorted, postings by term (block ids ascending) with the term's frequency in the
+ * block's text and in its headings (a posting for a term in either). Term frequency is kept (Orama
+ * de-duplicates tokens and loses it).
+ */
+export interface Bm25Data {
+  terms: TermTable;
+  /** postings of term t are [offsets[t], offsets[t+1]) */
+  offsets: Uint32Array;
+  blocks: Uint32Array;
+  tfs: Uint16Array;
+  headTfs: Uint16Array;
+  docLengths: Uint32Array;
+  headLengths: Uint32Array;
+}
+
+/**
+ * What a block's headings field holds: its document's title and its section path, the title left out
+ * where the path starts with it already (a page titled by its first heading) and the `(preamble)`
+ * placeholder left out (it is no heading the writer wrote).
+ */
+export function keywordHeading(title: string, sectionPath: string): string {
+  const path = sectionPath === PREAMBLE_TITLE ? '' : sectionPath;
+  if (path === title || path.startsWith(`${title} > `)) return path;
+  return path ? `${title} > ${path}` : title;
+}
+
+/** The two fields of every block of some documents, in their order: what a segment's index is built from. */
+export function keywordFields(documents: readonly Document[]): { texts: string[]; headings: string[] } {
+  const texts: string[] = [];
+  const headings: string[] = [];
+  for (const d of documents)
+    for (const b of d.blocks) {
+      texts.push(b.text);
+      headings.push(keywordHeading(d.title, b.section_path));
+    }
+  return { texts, headings };
+}
+
+interface Building {
+  /** flat [block, frequencies, block, frequencies, ...] per term (see post) */
+  perTerm: Map<string, number[]>;
+  docLengths: Uint32Array;
+  headLengths: Uint32Array;
+  /** The blocks of a section share their headings: the last one's counts are kept, not worked out again. */
+  lastHeading: string;
+  lastHead: { tf: Map<string, number>; length: number };
+}
+
+function counts(tokens: readonly string[]): Map<string, number> {
+  const tf = new Map<string, number>();
+  for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
+  return tf;
+}
+
+/**
+ * A posting while building: the text frequency in the low 16 bits, the headings' (at most 16,383, which
+ * no title reaches) above them, so an entry stays a small integer and a list two numbers a posting (a
+ * third number per posting made building 100k blocks ~30% slower).
+ */
+const HEAD_TF_MAX = 16383;
+function post(s: Building, t: string, block: number, n: number, h: number): void {
+  let list = s.perTerm.get(t);
+  if (!list) s.perTerm.set(t, (list = []));
+  list.push(block, Math.min(n, 65535) + Math.min(h, HEAD_TF_MAX) * 65536);
+}
+
+function addBlock(s: Building, text: string, heading: string, block: number): void {
+  const toks = keywordTokens(text);
+  if (heading !== s.lastHeading) {
+    const headToks = keywordTokens(heading);
+    s.lastHeading = heading;
+    s.lastHead = { tf: counts(headToks), length: headToks.length };
+  }
+  const head = s.lastHead.tf;
+  s.docLengths[block] = toks.length;
+  s.headLengths[block] = s.lastHead.length;
+  const tf = counts(toks);
+  for (const [t, n] of tf) post(s, t, block, n, head.size ? (head.get(t) ?? 0) : 0);
+  for (const [t, h] of head) if (!tf.has(t)) post(s, t, block, 0, h);
+}
+
+function start(n: number): Building {
+  return { perTerm: new Map(), docLengths: new Uint32Array(n), headLengths: new Uint32Array(n), lastHeading: '', lastHead: { tf: new Map(), length: 0 } };
+}
+
+/** `headings[i]` is block i's headings field (keywordHeading); none given: every block has none. */
+export function buildBm25(texts: readonly string[], headings?: readonly string[]): Bm25Data {
+  const s = start(texts.length);
+  texts.forEach((text, block) => addBlock(s, text, headings?.[block] ?? '', block));
+  return finish(s);
+}
+
+const YIELD_EVERY = 2000;
+
+/**
+ * The same index, built in slices that give the event loop back between them (the extension host must
+ * not freeze on a large collection), and cancellable between slices.
+ */
+export async function buildBm25Yielding(texts: readonly string[], headings?: readonly string[], signal?: AbortSignal): Promise<Bm25Data> {
+  const s = start(texts.length);
+  for (let first = 0; first < texts.length; first += YIELD_EVERY) {
+    signal?.throwIfAborted();
+    const end = Math.min(texts.length, first + YIELD_EVERY);
+    for (let b = first; b < end; b++) addBlock(s, texts[b]!, headings?.[b] ?? '', b);
+    await new Promise<void>((r) => setImmediate(r));
+  }
+  return finish(s);
+}
+
+function finish({ perTerm, docLengths, headLengths }: Building): Bm25Data {
+  const terms = [...perTerm.keys()].sort();
+  let total = 0;
+  for (const t of terms) total += perTerm.get(t)!.length / 2;
+  const offsets = new Uint32Array(terms.length + 1);
+  const blocks = new Uint32Array(total);
+  const tfs = new Uint16Array(total);
+  const headTfs = new Uint16Array(total);
+  let pos = 0;
+  terms.forEach((t, i) => {
+    offsets[i] = pos;
+    const list = perTerm.get(t)!;
+    for (let j = 0; j < list.length; j += 2) {
+      blocks[pos] = list[j]!;
+      const f = list[j + 1]!;
+      tfs[pos] = f & 0xffff;
+      headTfs[pos] = f >>> 16;
+      pos++;
+    }
+  });
+  offsets[terms.length] = pos;
+  return { terms, offsets, blocks, tfs, headTfs, docLengths, headLengths };
+}
+
+/**
+ * One segment's index as part of a snapshot: its local block numbers map to the snapshot's global ones;
+ * -1 marks a block of a document the snapshot no longer holds (replaced or removed). null: the identity.
+ */
+export interface Bm25Part {
+  data: Bm25Data;
+  toGlobal: Int32Array | null;
+}
+
+/** Terms are stored sorted: a binary search finds one without building a map at load time. */
+function termId(terms: TermTable, term: string): number | undefined {
+  let lo = 0;
+  let hi = terms.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const t = terms.at(mid)!;
+    if (t === term) return mid;
+    if (t < term) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
+/** Per block of a part: 1 / its text's length normalisation, and HEADING_WEIGHT / its headings'. */
+interface Norms {
+  text: Float64Array;
+  head: Float64Array;
+}
+
+/**
+ * BM25F (Robertson & Zaragoza) over a snapshot's segments, with two fields per block: text and headings.
+ * A term's frequencies in the two, each divided by its field's length normalisation, the headings'
+ * weighted by HEADING_WEIGHT, make one frequency x; a block scores Σ weight · idf · x(k1 + 1)/(k1 + x)
+ * over the query's terms (queryTerms), so a term in a section's title saturates with the same term in
+ * its text and cannot outvote the query's other terms. A block without headings scores textbook BM25
+ * (times each term's weight).
+ * N, document frequencies and the average lengths count live blocks only, so a snapshot made of several
+ * segments scores every block exactly as one index built over the same blocks would (same numbers, same
+ * order of additions).
+ */
+export class Bm25Index {
+  readonly size: number;
+  private readonly parts: readonly Bm25Part[];
+  private readonly norms: readonly Norms[];
+
+  constructor(data: Bm25Data);
+  constructor(parts: readonly Bm25Part[], size: number);
+  constructor(data: Bm25Data | readonly Bm25Part[], size?: number) {
+    this.parts = Array.isArray(data) ? data : [{ data: data as Bm25Data, toGlobal: null }];
+    this.size = size ?? (data as Bm25Data).docLengths.length;
+    let text = 0;
+    let head = 0;
+    for (const { data: d, toGlobal } of this.parts) {
+      for (let b = 0; b < d.docLengths.length; b++) {
+        if (toGlobal && toGlobal[b]! < 0) continue;
+        text += d.docLengths[b]!;
+        head += d.headLengths[b]!;
+      }
+    }
+    const avgText = this.size ? text / this.size : 0;
+    const avgHead = this.size ? head / this.size : 0;
+    // Worked out once per block, not once per posting: the inner loop is two multiplications.
+    this.norms = this.parts.map(({ data: d }) => {
+      const n = d.docLengths.length;
+      const norms: Norms = { text: new Float64Array(n), head: new Float64Array(n) };
+      for (let b = 0; b < n; b++) {
+        norms.text[b] = 1 / (1 - BM25_B + (BM25_B * d.docLengths[b]!) / avgText);
+        norms.head[b] = avgHead > 0 ? HEADING_WEIGHT / (1 - BM25_B + (BM25_B * d.headLengths[b]!) / avgHead) : 0;
+      }
+      return norms;
+    });
+  }
+
+  /** The term's id in each part (undefined: absent) and its document frequency over live blocks. */
+  private lookup(term: string): { ids: Array<number | undefined>; df: number } {
+    let df = 0;
+    const ids = this.parts.map(({ data, toGlobal }) => {
+      const id = termId(data.terms, term);
+      if (id === undefined) return undefined;
+      if (!toGlobal) df += data.offsets[id + 1]! - data.offsets[id]!;
+      else for (let p = data.offsets[id]!; p < data.offsets[id + 1]!; p++) if (toGlobal[data.blocks[p]!]! >= 0) df++;
+      return id;
+    });
+    return { ids, df };
+  }
+
+  /**
+   * BM25F scores of every block for the query's weighted terms (0 where no term matches); `allowed`
+   * limits the blocks considered (document frequencies stay the collection's).
+   * idf = ln(1 + (N - df + 0.5) / (df + 0.5)).
+   */
+  score(query: string, allowed?: (block: number) => boolean): Float64Array {
+    const n = this.size;
+    const scores = new Float64Array(n);
+    const looked = new Map<string, { ids: Array<number | undefined>; df: number }>();
+    const find = (term: string) => {
+      let l = looked.get(term);
+      if (!l) looked.set(term, (l = this.lookup(term)));
+      return l;
+    };
+    for (const { term, weight } of queryTerms(query, (t) => find(t).df > 0)) {
+      const { ids, df } = find(term);
+      if (df === 0) continue;
+      const w = weight * Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (BM25_K1 + 1);
+      this.parts.forEach(({ data, toGlobal }, i) => {
+        const id = ids[i];
+        if (id === undefined) return;
+        const { offsets, blocks, tfs, headTfs } = data;
+        const { text, head } = this.norms[i]!;
+        for (let p = offsets[id]!, end = offsets[id + 1]!; p < end; p++) {
+          const local = blocks[p]!;
+          const b = toGlobal ? toGlobal[local]! : local;
+          if (b < 0 || (allowed && !allowed(b))) continue;
+          const x = tfs[p]! * text[local]! + headTfs[p]! * head[local]!;
+          scores[b]! += (w * x) / (BM25_K1 + x);
+        }
+      });
+    }
+    return scores;
+  }
+}

@@ -1,0 +1,180 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import picomatch from 'picomatch';
+import { errorMessage } from '../../common/errors';
+import type { FailedDocument } from '../model';
+import { SUPPORTED_EXTENSIONS } from '../parse/registry';
+import { strictDecode } from './text-decode';
+import type { Source } from './sources';
+
+export interface SourceFile {
+  /** Absolute path (through symlinks as the user sees it). */
+  path: string;
+  /** Path relative to the source root, '/'-separated. */
+  relPath: string;
+  /** The file itself, every symlink on the way resolved: one file reached by two paths is one document. */
+  realPath: string;
+  source: Source;
+}
+
+/** An entry that could not be walked, with its location once symlinks are resolved (reached twice, said once). */
+export interface WalkProblem {
+  failure: FailedDocument;
+  real: string;
+}
+
+export interface WalkResult {
+  files: SourceFile[];
+  /** Entries that could not be walked (unreadable folders, symlink loops): reported, never fatal. */
+  problems: WalkProblem[];
+}
+
+/** Folders skipped even when hidden entries are included: dependency trees are never notes. */
+const ALWAYS_SKIPPED = new Set(['node_modules']);
+
+/**
+ * Names in `dir` that are not valid UTF-8 (a zip of Chinese notes unpacked on Linux keeps its GBK names),
+ * as Node shows them (undecodable bytes as U+FFFD, so the name opens nothing) → the name read as GB18030,
+ * when that reads.
+ */
+async function undecodableNames(dir: string): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  for (const raw of await fs.readdir(dir, { encoding: 'buffer' }).catch(() => [] as Buffer[])) {
+    if (strictDecode('utf-8', raw) === null) out.set(raw.toString('utf8'), strictDecode('gb18030', raw));
+  }
+  return out;
+}
+
+/** Why a folder could not be opened, in words. */
+function folderError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'ENOENT') return 'it disappeared during the scan';
+  if (code === 'ENOTDIR') return 'it is not a folder';
+  return code ?? errorMessage(err);
+}
+
+interface IgnoreLayer {
+  /** The folder holding the .gitignore, relative to the source root ('' for the root). */
+  baseRel: string;
+  rules: Ignore;
+}
+
+async function loadGitignore(dir: string): Promise<Ignore | null> {
+  try {
+    const text = await fs.readFile(path.join(dir, '.gitignore'), 'utf8');
+    return ignore().add(text);
+  } catch {
+    return null;
+  }
+}
+
+/** `rel` is the entry's '/'-separated path below the source root; each layer's base is a folder on it. */
+function ignoredBy(layers: readonly IgnoreLayer[], rel: string, isDir: boolean): boolean {
+  for (const l of layers) {
+    const below = l.baseRel === '' ? rel : rel.slice(l.baseRel.length + 1);
+    if (below && l.rules.ignores(isDir ? `${below}/` : below)) return true;
+  }
+  return false;
+}
+
+/**
+ * Lists a source's files: recursive for folders, in a stable (sorted) order, honouring .gitignore files
+ * at every level, skipping hidden entries and node_modules by default, applying the source's include and
+ * exclude globs, and following symlinks while refusing to walk a folder twice (loops).
+ */
+export async function walkSource(source: Source, signal?: AbortSignal): Promise<WalkResult> {
+  if (source.kind === 'file') {
+    const realPath = await fs.realpath(source.path).catch(() => source.path);
+    return { files: [{ path: source.path, relPath: path.basename(source.path), realPath, source }], problems: [] };
+  }
+  const files: SourceFile[] = [];
+  const problems: WalkProblem[] = [];
+  const problem = (real: string, failure: FailedDocument) => problems.push({ failure, real });
+  const defaultInclude = `**/*{${SUPPORTED_EXTENSIONS.join(',')}}`;
+  const include = picomatch(source.include.length ? source.include : [defaultInclude], { dot: true, nocase: true });
+  const exclude = source.exclude.length ? picomatch(source.exclude, { dot: true }) : () => false;
+  const visited = new Set<string>();
+
+  // Paths below the root are built as strings as the walk descends (path.relative per entry cost more
+  // than the rest of the walk on large folders).
+  async function walk(dir: string, relDir: string, layers: IgnoreLayer[]): Promise<void> {
+    signal?.throwIfAborted();
+    let real: string;
+    try {
+      real = await fs.realpath(dir);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && relDir === '') {
+        problem(dir, { path: dir, stage: 'read', code: 'not_found', message: 'the source folder no longer exists (restore it, or `docqa sources remove` it)' });
+      } else problem(dir, { path: dir, stage: 'read', code: 'unreadable', message: `cannot open folder: ${folderError(err)}` });
+      return;
+    }
+    if (visited.has(real)) {
+      problem(real, { path: dir, stage: 'read', code: 'symlink_loop', message: `folder is reached again through a symlink (${real}); skipped` });
+      return;
+    }
+    visited.add(real);
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      problem(real, { path: dir, stage: 'read', code: 'unreadable', message: `cannot list folder: ${folderError(err)}` });
+      return;
+    }
+    const gi = await loadGitignore(dir);
+    const here = gi ? [...layers, { baseRel: relDir, rules: gi }] : layers;
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const undecodable = entries.some((e) => e.name.includes('\uFFFD')) ? await undecodableNames(dir) : null;
+    for (const e of entries) {
+      if (!source.include_hidden && e.name.startsWith('.')) continue;
+      if (ALWAYS_SKIPPED.has(e.name)) continue;
+      const abs = path.join(dir, e.name);
+      let realPath = path.join(real, e.name);
+      if (undecodable?.has(e.name)) {
+        // Opening the name as Node shows it would report a file that exists as missing.
+        const rel = relDir === '' ? e.name : `${relDir}/${e.name}`;
+        if (e.isFile() && !include(rel)) continue;
+        const asGbk = undecodable.get(e.name);
+        problem(realPath, {
+          path: abs,
+          stage: 'read',
+          code: 'unreadable',
+          message: `the ${e.isDirectory() ? 'folder' : 'file'} name is not valid UTF-8${asGbk ? ` (read as GBK it is “${asGbk}”)` : ''}; rename it to read it`,
+        });
+        continue;
+      }
+      let isDir = e.isDirectory();
+      let isFile = e.isFile();
+      if (e.isSymbolicLink()) {
+        try {
+          const st = await fs.stat(abs);
+          isDir = st.isDirectory();
+          isFile = st.isFile();
+          if (isFile) realPath = await fs.realpath(abs);
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          problem(realPath, {
+            path: abs,
+            stage: 'read',
+            code: code === 'ELOOP' ? 'symlink_loop' : 'unreadable',
+            message: code === 'ELOOP' ? 'symlink points back into itself' : `broken symlink: ${code ?? errorMessage(err)}`,
+          });
+          continue;
+        }
+      }
+      const rel = relDir === '' ? e.name : `${relDir}/${e.name}`;
+      if (ignoredBy(here, rel, isDir)) continue;
+      if (isDir) {
+        if (exclude(rel) || exclude(`${rel}/`)) continue;
+        await walk(abs, rel, here);
+      } else if (isFile && include(rel) && !exclude(rel)) {
+        files.push({ path: abs, relPath: rel, realPath, source });
+      }
+    }
+  }
+
+  await walk(source.path, '', []);
+  return { files, problems };
+}

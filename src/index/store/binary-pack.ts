@@ -1,0 +1,80 @@
+import { StoreError, errorMessage } from '../../common/errors';
+import { readSmallOrWhole, writeDurable } from '../../common/durable-write';
+
+/**
+ * A file of named typed arrays that loads without parsing: `DQPK` magic, a uint32 header length, a JSON
+ * header `{formatVersion, meta, sections: [{name, type, offset, length}]}`, then each array 8-byte
+ * aligned, little-endian. Used for the keyword index; arrays are views on one read buffer. Version 2:
+ * keyword packs carry their terms as arrays (termChars, termStarts), not as a JSON list in the header
+ * (version 1, still read). Version 3: keyword packs carry a headings field (headTfs, headLengths);
+ * versions 1 and 2, which have none, still read.
+ */
+export const PACK_FORMAT_VERSION = 3;
+const MAGIC = 'DQPK';
+
+type ArrayType = 'u32' | 'u16' | 'f32';
+type Typed = Uint32Array | Uint16Array | Float32Array;
+
+const CTOR = { u32: Uint32Array, u16: Uint16Array, f32: Float32Array } as const;
+function typeOf(a: Typed): ArrayType {
+  if (a instanceof Uint32Array) return 'u32';
+  if (a instanceof Uint16Array) return 'u16';
+  return 'f32';
+}
+
+/** The bytes of a pack file. */
+export function encodePack(meta: unknown, arrays: Record<string, Typed>): Buffer {
+  const sections: Array<{ name: string; type: ArrayType; offset: number; length: number }> = [];
+  let offset = 0;
+  for (const [name, a] of Object.entries(arrays)) {
+    sections.push({ name, type: typeOf(a), offset, length: a.length });
+    offset += Math.ceil(a.byteLength / 8) * 8;
+  }
+  const header = Buffer.from(JSON.stringify({ formatVersion: PACK_FORMAT_VERSION, meta, sections }), 'utf8');
+  const headerPadded = Math.ceil((8 + header.length) / 8) * 8;
+  const buf = Buffer.alloc(headerPadded + offset);
+  buf.write(MAGIC, 0, 'latin1');
+  buf.writeUInt32LE(header.length, 4);
+  header.copy(buf, 8);
+  for (const s of sections) {
+    const a = arrays[s.name]!;
+    Buffer.from(a.buffer, a.byteOffset, a.byteLength).copy(buf, headerPadded + s.offset);
+  }
+  return buf;
+}
+
+export async function writePack(file: string, meta: unknown, arrays: Record<string, Typed>): Promise<void> {
+  try {
+    await writeDurable(file, encodePack(meta, arrays));
+  } catch (err) {
+    throw new StoreError('store_io', `cannot write ${file}: ${errorMessage(err)}`, { cause: err });
+  }
+}
+
+export async function readPack(file: string): Promise<{ formatVersion: number; meta: unknown; arrays: Record<string, Typed> }> {
+  let buf: Buffer;
+  try {
+    const bytes = await readSmallOrWhole(file);
+    buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  } catch (err) {
+    throw new StoreError('store_io', `cannot read ${file}: ${errorMessage(err)}`, { cause: err });
+  }
+  if (buf.length < 8 || buf.toString('latin1', 0, 4) !== MAGIC) throw new StoreError('store_corrupt', `${file} is not a DocQA pack file`);
+  const hlen = buf.readUInt32LE(4);
+  let header: { formatVersion: number; meta: unknown; sections: Array<{ name: string; type: ArrayType; offset: number; length: number }> };
+  try {
+    header = JSON.parse(buf.toString('utf8', 8, 8 + hlen)) as typeof header;
+  } catch {
+    throw new StoreError('store_corrupt', `${file} has a damaged header`);
+  }
+  if (header.formatVersion > PACK_FORMAT_VERSION) throw new StoreError('store_future_version', `${file} has formatVersion ${header.formatVersion}; upgrade DocQA`);
+  const base = Math.ceil((8 + hlen) / 8) * 8;
+  // Sections start 8-byte aligned in the file and the read buffer starts at offset 0: views, no copy.
+  const arrays: Record<string, Typed> = {};
+  for (const s of header.sections) {
+    const Ctor = CTOR[s.type];
+    if (!Ctor || base + s.offset + s.length * Ctor.BYTES_PER_ELEMENT > buf.length) throw new StoreError('store_corrupt', `${file} is truncated (section ${s.name})`);
+    arrays[s.name] = new Ctor(buf.buffer as ArrayBuffer, buf.byteOffset + base + s.offset, s.length);
+  }
+  return { formatVersion: header.formatVersion, meta: header.meta, arrays };
+}

@@ -1,0 +1,39 @@
+import type { DataDir } from '../../common/data-dir';
+import { type LoadedSnapshot, loadSnapshot } from './snapshot-store';
+
+/**
+ * Open snapshots kept in memory, least recently used evicted first. A snapshot is immutable once built,
+ * so a loaded copy never goes stale; concurrent requests for one id share one load.
+ */
+export class SnapshotLru {
+  private readonly open = new Map<string, Promise<LoadedSnapshot>>();
+
+  constructor(
+    private readonly dir: DataDir,
+    private readonly capacity = 2,
+  ) {}
+
+  get(id: string): Promise<LoadedSnapshot> {
+    let p = this.open.get(id);
+    if (p) {
+      this.open.delete(id);
+      this.open.set(id, p);
+      return p;
+    }
+    p = loadSnapshot(this.dir, id);
+    this.open.set(id, p);
+    // Evict only once the new one has loaded: a failed load must not push out a good snapshot.
+    p.then(
+      () => {
+        while (this.open.size > this.capacity) this.open.delete(this.open.keys().next().value!);
+      },
+      () => this.open.delete(id),
+    );
+    return p;
+  }
+
+  /** Ids currently held, most recently used last. */
+  ids(): string[] {
+    return [...this.open.keys()];
+  }
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { ChunkingParams, Document, FailedDocument } from '../model';
+import { Source } from '../sources/sources';
+
+/**
+ * 2: a snapshot is a list of segments (each its own documents, keyword index and vectors), shared with
+ * the parent by hard link; 1 had one set of files at the snapshot's root and is no longer read.
+ */
+export const SNAPSHOT_FORMAT_VERSION = 2;
+/** The files inside one segment (documents.json is `{formatVersion: 1, documents}`). */
+export const SEGMENT_FORMAT_VERSION = 1;
+
+export const SnapshotState = z.enum(['building', 'ready', 'ready_partial', 'failed']);
+export type SnapshotState = z.infer<typeof SnapshotState>;
+
+export const ManifestEmbedding = z.discriminatedUnion('provider', [
+  z.object({ provider: z.literal('none') }),
+  z.object({ provider: z.literal('openai-compatible'), family: z.string(), model: z.string(), dimensions: z.number().int().positive() }),
+]);
+export type ManifestEmbedding = z.infer<typeof ManifestEmbedding>;
+
+/** One live document: where it is, and what an unchanged file must still match (size, mtime, source). */
+export const ManifestDocument = z.object({
+  doc_id: z.string(),
+  path: z.string(),
+  title: z.string(),
+  content_hash: z.string(),
+  byte_size: z.number().int().min(0),
+  /** Modification time when read; with the size, lets the next build skip reading an unchanged file. */
+  mtime_ms: z.number(),
+  source_label: z.string(),
+  aliases: z.array(z.string()),
+  blocks: z.number().int(),
+  tokens: z.number().int(),
+  /** Taken over from the parent snapshot without parsing. */
+  reused: z.boolean(),
+  segment: z.string(),
+});
+export type ManifestDocument = z.infer<typeof ManifestDocument>;
+
+export const ManifestSegment = z.object({
+  id: z.string().regex(/^g[0-9a-z-]+$/),
+  /** Every document and block the segment's files hold, live or replaced. */
+  documents: z.number().int().min(0),
+  blocks: z.number().int().min(0),
+});
+export type ManifestSegment = z.infer<typeof ManifestSegment>;
+
+export const SnapshotManifest = z.object({
+  formatVersion: z.literal(SNAPSHOT_FORMAT_VERSION),
+  id: z.string(),
+  parent: z.string().nullable(),
+  state: SnapshotState,
+  created_at: z.string(),
+  finished_at: z.string().nullable(),
+  app_version: z.string(),
+  sources: z.array(Source),
+  documents: z.array(ManifestDocument),
+  /** The segments the live documents are in, oldest first; a segment may also hold replaced documents. */
+  segments: z.array(ManifestSegment),
+  failed_documents: z.array(FailedDocument),
+  chunking: ChunkingParams,
+  tokenizer: z.string(),
+  keyword_tokenizer: z.string(),
+  embedding: ManifestEmbedding,
+  fusion: z.object({ method: z.literal('rrf'), k: z.number(), depth: z.number() }),
+  stats: z.object({
+    documents: z.number().int(),
+    blocks: z.number().int(),
+    failed_documents: z.number().int(),
+    reused_documents: z.number().int(),
+    embedded_blocks: z.number().int(),
+    cached_embeddings: z.number().int(),
+    embedding_tokens: z.number().int(),
+    embedding_requests: z.number().int(),
+    durations_ms: z.object({ ingest: z.number(), embed: z.number(), index: z.number(), write: z.number() }),
+  }),
+  error: z.string().nullable(),
+});
+export type SnapshotManifest = z.infer<typeof SnapshotManifest>;
+
+export const DocumentsPayload = z.object({ formatVersion: z.literal(SEGMENT_FORMAT_VERSION), documents: z.array(Document) });
+
+export const ActivePointer = z.object({ formatVersion: z.literal(1), snapshot_id: z.string() });

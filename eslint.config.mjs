@@ -2,7 +2,31 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const CORE = ['src/index/**', 'src/tools/**', 'src/harness/**', 'src/trace/**', 'src/eval/**'];
+const CORE = ['src/common/**', 'src/index/**', 'src/tools/**', 'src/harness/**', 'src/trace/**', 'src/eval/**', 'src/app/**'];
+const VSCODE = { name: 'vscode', message: 'The core must not import vscode; only src/extension.ts and src/vscode/ may.' };
+const HOSTS = ['cli', 'vscode'];
+/** For each folder, what it may not import. */
+const LAYERS = [
+  ['common', ['index', 'tools', 'harness', 'trace', 'eval', 'app', ...HOSTS]],
+  ['index', ['tools', 'harness', 'trace', 'eval', 'app', ...HOSTS]],
+  ['tools', ['harness', 'trace', 'eval', 'app', ...HOSTS]],
+  ['trace', ['harness', 'tools', 'eval', 'app', ...HOSTS]],
+  ['harness', ['eval', 'app', ...HOSTS]],
+  ['eval', ['app', ...HOSTS]],
+  ['app', HOSTS],
+];
+/**
+ * The extension host is shared with every other extension: the core changes no process-wide state.
+ * Only a worker's entry module (a `…-worker.ts` file, in its own thread) may.
+ */
+const SHARED_HOST = [
+  { selector: "CallExpression[callee.object.name='process'][callee.property.name='exit']", message: 'The core never ends the process.' },
+  { selector: "CallExpression[callee.object.name='console']", message: 'The core has no console output; pass a logger.' },
+  { selector: "AssignmentExpression > MemberExpression.left[object.name='console']", message: 'The core never replaces console methods (only a …-worker.ts entry may, in its thread).' },
+  { selector: "AssignmentExpression > MemberExpression.left[object.name='globalThis']", message: 'The core sets no globals (only a …-worker.ts entry may, in its thread).' },
+  { selector: "AssignmentExpression > MemberExpression.left[object.name='g']", message: 'The core sets no globals (only a …-worker.ts entry may, in its thread).' },
+  { selector: "CallExpression[callee.object.name='process'][callee.property.name=/^(on|once|addListener|prependListener|chdir|setUncaughtExceptionCaptureCallback)$/]", message: 'The core adds no process listeners and never changes the working directory.' },
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.e2e/**', 'scratch/**', 'test/fixtures/**'] },
@@ -21,12 +45,21 @@ export default tseslint.config(
     // and it never writes to the console or ends the process.
     files: CORE,
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'The core must not import vscode; only src/extension.ts and src/vscode/ may.' }] }],
-      'no-restricted-syntax': [
-        'error',
-        { selector: "CallExpression[callee.object.name='process'][callee.property.name='exit']", message: 'The core never ends the process.' },
-        { selector: "CallExpression[callee.object.name='console']", message: 'The core has no console output; pass a logger.' },
-      ],
+      'no-restricted-imports': ['error', { paths: [VSCODE] }],
+      'no-restricted-syntax': ['error', ...SHARED_HOST],
     },
+  },
+  // The pipeline's direction: common ← index ← tools ← harness ← app ← hosts; the trace is a sink that
+  // the harness writes to and imports nothing of the harness.
+  ...LAYERS.map(([folder, forbidden]) => ({
+    files: [`src/${folder}/**`],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [VSCODE], patterns: forbidden.map((f) => ({ group: [`**/${f}/*`, `**/${f}`], message: `src/${folder} must not import src/${f} (see the layer list in eslint.config.mjs)` })) }],
+    },
+  })),
+  {
+    // A worker's entry module runs in its own thread and may prepare it (globals pdf.js needs, console).
+    files: ['src/**/*-worker.ts'],
+    rules: { 'no-restricted-syntax': ['error', { selector: "CallExpression[callee.object.name='process'][callee.property.name='exit']", message: 'The core never ends the process.' }] },
   },
 );

@@ -58,9 +58,9 @@ export async function harnessBench(): Promise<BenchRow[]> {
         const model: ChatModel = {
           async complete() {
             call++;
-            if (call >= turnsPerRun) return { content: 'Thought: done.\nAction: Finish[ok]', reasoning: '', finish_reason: 'stop', usage: null };
+            if (call >= turnsPerRun) return { content: 'Thought: done.\nAction: Finish[ok]', reasoning: '', finish_reason: 'stop', usage: null, model: null };
             const prev = call > 1 ? `, "previous_observation": {"tool_call_id": "call-${call - 1}", "information_gain": "GAINED"}` : '';
-            return { content: `Thought: search.\nAction: search_blocks[{"input": {"query": ${JSON.stringify(questions[(runNo * 10 + call) % questions.length])}}${prev}}]`, reasoning: '', finish_reason: 'stop', usage: null };
+            return { content: `Thought: search.\nAction: search_blocks[{"input": {"query": ${JSON.stringify(questions[(runNo * 10 + call) % questions.length])}}${prev}}]`, reasoning: '', finish_reason: 'stop', usage: null, model: null };
           },
         };
         const writer = mode ? new TraceWriter(`run${runNo}`, path.join(root, 'traces', `${mode}-${runNo}`), new Redactor(['sk-bench-key-0000'])) : null;

@@ -1,4 +1,4 @@
-import { payloadHash } from '../harness/agent-loop';
+import { payloadHash } from '../tools/payload-hash';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
 import { runTool } from '../tools/registry';
 import { type QueryEmbedder, TOOL_NAMES, type ToolName } from '../tools/tool';

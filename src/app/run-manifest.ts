@@ -4,6 +4,7 @@ import type { ChatConfig } from '../harness/model-client';
 import type { PromptBundle } from '../harness/prompt-bundle';
 import type { SnapshotManifest } from '../index/store/snapshot-manifest';
 import { TOOL_CONTRACT_VERSION } from '../tools/tool';
+import { stableJson } from '../common/stable-json';
 import type { RunManifest } from '../trace/trace-model';
 
 /** The Thought/Action/Observation protocol with the progress envelope; bumped when its wire form changes. */
@@ -13,19 +14,6 @@ declare const __DOCQA_BUILD__: string | undefined;
 
 /** The build's source hash (set by esbuild); "source" when running unbundled from the TypeScript sources. */
 export const BUILD_HASH: string = typeof __DOCQA_BUILD__ === 'string' ? __DOCQA_BUILD__ : 'source';
-
-/** JSON with object keys sorted at every level: the same value always hashes the same. */
-export function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 export interface ManifestInput {
   appVersion: string;

@@ -1,6 +1,6 @@
 import type { DataDir } from '../common/data-dir';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
-import { type AgentEvent, type AgentResult, type ChatModel, runAgent } from '../harness/agent-loop';
+import { type AgentEvent, type AgentOptions, type AgentResult, type ChatModel, runAgent } from '../harness/agent-loop';
 import type { Budgets } from '../harness/budget';
 import type { ChatConfig } from '../harness/model-client';
 import type { PromptBundle } from '../harness/prompt-bundle';
@@ -34,6 +34,10 @@ export interface TracedRunOptions {
   writer?: Partial<TraceWriterOptions>;
   /** Traces kept in the data directory after this one is written (oldest deleted first). */
   keepTraces?: number;
+  /** How the host names its settings (advice in provider errors). */
+  settingNames?: AgentOptions['settingNames'];
+  /** Told the run id before the run starts (a UI links its events to the run's trace). */
+  onRunId?: (runId: string) => void;
 }
 
 export interface TracedRun {
@@ -56,6 +60,7 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
   const writer = new TraceWriter(run_id, o.dir.traceDir(run_id), o.redactor, o.writer);
   const tracer = new Tracer(o.mode, writer);
   const started_at = new Date().toISOString();
+  o.onRunId?.(run_id);
   const result = await runAgent({
     question: o.question,
     snapshot: o.snapshot,
@@ -69,6 +74,7 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
     signal: o.signal,
     onEvent: o.onEvent,
     tracer,
+    settingNames: o.settingNames,
   });
   const closing = writer.close({
     trace_id: tracer.traceId,

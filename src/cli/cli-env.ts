@@ -10,7 +10,7 @@ import { IngestOptions } from '../index/model';
 import { Budgets } from '../harness/budget';
 import { Redactor } from '../common/redact';
 import { TraceMode } from '../trace/trace-model';
-import { isLoopback } from '../common/provider-failure';
+import { type AppSettings, DEFAULT_SETTINGS, type KeyProvider, fixedKeys } from '../app/settings';
 
 /** Only the CLI reads the environment; the core gets plain values. */
 export function resolveStore(flag: string | undefined, env: NodeJS.ProcessEnv): DataDir {
@@ -66,10 +66,6 @@ export function embeddingFromEnv(env: NodeJS.ProcessEnv): EmbeddingSetup {
   if (provider !== 'openai-compatible') throw new UsageError(`DOCQA_EMBEDDING_PROVIDER must be "openai-compatible" or "none", not "${provider}"`);
   if (!env.DOCQA_EMBEDDING_BASE_URL || !env.DOCQA_EMBEDDING_MODEL) {
     throw new UsageError('set DOCQA_EMBEDDING_BASE_URL and DOCQA_EMBEDDING_MODEL (and DOCQA_EMBEDDING_API_KEY), or DOCQA_EMBEDDING_PROVIDER=none for keyword-only search');
-  }
-  // Nothing is sent without a key (a server on this machine may need none).
-  if (!env.DOCQA_EMBEDDING_API_KEY && !isLoopback(env.DOCQA_EMBEDDING_BASE_URL)) {
-    throw new UsageError(`no embedding API key: set DOCQA_EMBEDDING_API_KEY to your key for ${env.DOCQA_EMBEDDING_BASE_URL} (model ${env.DOCQA_EMBEDDING_MODEL}), or DOCQA_EMBEDDING_PROVIDER=none for keyword-only search; nothing was sent`);
   }
   const dims = env.DOCQA_EMBEDDING_DIMENSIONS;
   if (dims !== undefined && !/^\d+$/.test(dims)) throw new UsageError('DOCQA_EMBEDDING_DIMENSIONS must be a whole number');
@@ -154,4 +150,42 @@ export function runSettingsFromEnv(env: NodeJS.ProcessEnv): RunSettings {
 /** Both API keys from the environment: everything the CLI prints or writes is scrubbed of them. */
 export function redactorFromEnv(env: NodeJS.ProcessEnv): Redactor {
   return new Redactor([env.DOCQA_CHAT_API_KEY, env.DOCQA_EMBEDDING_API_KEY]);
+}
+
+/** The parts of the settings a command reads from the environment (the rest keep their defaults). */
+export type SettingsPart = 'ingest' | 'chat' | 'run' | 'embedding' | 'embedding-if-set' | 'retention';
+
+/**
+ * The application layer's settings from DOCQA_* variables. Each command names the parts it uses, so a
+ * bad variable is reported only by the commands it affects. `embedding` must be configured (or
+ * DOCQA_EMBEDDING_PROVIDER=none); `embedding-if-set` falls back to none (a snapshot built with
+ * embeddings then says what is missing).
+ */
+export function settingsFromEnv(env: NodeJS.ProcessEnv, parts: readonly SettingsPart[]): AppSettings {
+  const s: AppSettings = structuredClone(DEFAULT_SETTINGS);
+  if (parts.includes('ingest')) s.ingest = ingestOptionsFromEnv(env);
+  if (parts.includes('chat')) s.chat = chatFromEnv(env).config;
+  if (parts.includes('run')) {
+    const r = runSettingsFromEnv(env);
+    s.run = { budgets: r.budgets, thresholds: { no_gain: r.thresholds.noGain, violations: r.thresholds.violations }, max_question_chars: r.maxQuestionChars };
+    s.trace = { mode: r.traceMode, keep: r.keepTraces };
+  }
+  if (parts.includes('embedding')) s.embedding = embeddingFromEnv(env).config;
+  else if (parts.includes('embedding-if-set')) {
+    try {
+      s.embedding = embeddingFromEnv(env).config;
+    } catch {
+      s.embedding = { provider: 'none' };
+    }
+  }
+  if (parts.includes('retention')) {
+    const r = retentionFromEnv(env);
+    s.retention = { keep: r.keep, keep_days: r.keepDays };
+  }
+  return s;
+}
+
+/** Both keys from the environment, handed to the application layer when a request needs them. */
+export function keysFromEnv(env: NodeJS.ProcessEnv): KeyProvider {
+  return fixedKeys(env.DOCQA_CHAT_API_KEY || undefined, env.DOCQA_EMBEDDING_API_KEY || undefined);
 }

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { freezeBundle, listBundles, newBundle, promoteBundle, rollbackBundle } from '../harness/prompt-store';
 import type { CommandContext } from './command-context';
 
-export function registerPromptCommands(program: Command, { io, store, json }: CommandContext): void {
+export function registerPromptCommands(program: Command, { io, json, app }: CommandContext): void {
   const prompts = program.command('prompts').description('prompt bundles: the read-only release baselines and your experiments');
 
   prompts
@@ -10,7 +9,7 @@ export function registerPromptCommands(program: Command, { io, store, json }: Co
     .description('every bundle with its content hash; * marks the one `ask` uses')
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }) => {
-      const rows = await listBundles(store());
+      const rows = await app().listPrompts();
       if (o.json) return json(rows);
       const anyActive = rows.some((r) => r.active);
       for (const r of rows) {
@@ -27,7 +26,7 @@ export function registerPromptCommands(program: Command, { io, store, json }: Co
     .requiredOption('--from <id>', 'the bundle to start from')
     .option('--id <id>', 'the new bundle’s id (default <from>-expN)')
     .action(async (o: { from: string; id?: string }) => {
-      const b = await newBundle(store(), o.from, o.id);
+      const b = await app().newPrompt(o.from, o.id);
       io.stdout(`created ${b.id} from ${o.from}: edit ${b.path}\n`);
     });
 
@@ -36,7 +35,7 @@ export function registerPromptCommands(program: Command, { io, store, json }: Co
     .description('freeze a bundle at its current content (a later edit makes it unusable)')
     .argument('<id>')
     .action(async (id: string) => {
-      const b = await freezeBundle(store(), id);
+      const b = await app().freezePrompt(id);
       io.stdout(`frozen: ${b.id} ${b.hash.slice(0, 12)}\n`);
     });
 
@@ -45,7 +44,7 @@ export function registerPromptCommands(program: Command, { io, store, json }: Co
     .description('make a bundle the one `ask` uses (freezes it)')
     .argument('<id>')
     .action(async (id: string) => {
-      await promoteBundle(store(), id);
+      await app().promotePrompt(id);
       io.stdout(`active prompt bundle: ${id}\n`);
     });
 
@@ -53,7 +52,7 @@ export function registerPromptCommands(program: Command, { io, store, json }: Co
     .command('rollback')
     .description('go back to the bundle active before the last promotion')
     .action(async () => {
-      const s = await rollbackBundle(store());
+      const s = await app().rollbackPrompt();
       io.stdout(`active prompt bundle: ${s.active ?? 'the release baseline for each question’s language'}\n`);
     });
 }

@@ -21,7 +21,6 @@ import { runToolStep } from './tool-step';
 export type { AgentOptions, ChatModel } from './loop-context';
 export type { AgentEvent, AgentResult, Citation, ReleaseStatus } from './agent-result';
 export { collectionStatusText, toolsPromptText } from './prompt-sections';
-export { payloadHash } from './tool-step';
 
 /**
  * The agent loop (seed §10.2 with the information-gain protocol): the harness alone decides what enters

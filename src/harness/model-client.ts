@@ -42,6 +42,8 @@ export interface ChatResult {
   reasoning: string;
   finish_reason: string;
   usage: ChatUsage | null;
+  /** The model the server says answered (it may differ from the one asked for, e.g. an alias). */
+  model: string | null;
 }
 
 export type ChatErrorKind = 'truncated' | 'idle_timeout' | 'total_timeout' | 'unreachable' | 'tls' | 'rate_limited' | 'server_error' | 'context_length' | 'auth' | 'balance' | 'not_found' | 'rejected' | 'bad_response';
@@ -179,6 +181,7 @@ export class ChatClient {
     let reasoning = '';
     let finish: string | null = null;
     let usage: ChatUsage | null = null;
+    let model: string | null = null;
     let begun = false;
     const streamed = (): StreamedPart | null => (begun ? { content, reasoning } : null);
     try {
@@ -195,6 +198,7 @@ export class ChatClient {
       begun = true;
       for await (const chunk of stream) {
         touch();
+        if (typeof chunk.model === 'string' && chunk.model) model = chunk.model;
         if (chunk.usage) {
           const u = ChatUsage.safeParse(chunk.usage);
           if (u.success) usage = u.data;
@@ -223,6 +227,6 @@ export class ChatClient {
     if (opts.signal?.aborted) throw opts.signal.reason;
     if (why) throw chatError(where, why === 'total' ? 'total_timeout' : 'idle_timeout', `the model stream was cut by the ${why} deadline`, true, null, null, null, streamed());
     if (finish === null) throw chatError(where, 'truncated', `the model stream ended without a finish reason after ${content.length} characters`, true, null, null, null, streamed());
-    return { content, reasoning, finish_reason: finish, usage };
+    return { content, reasoning, finish_reason: finish, usage, model };
   }
 }

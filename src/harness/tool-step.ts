@@ -1,10 +1,9 @@
-import crypto from 'node:crypto';
 import type { ProviderFailure } from '../common/provider-failure';
 import { EmbeddingError } from '../index/embed/embedding-client';
 import { countTokens } from '../common/tokenizer';
+import { payloadHash } from '../tools/payload-hash';
 import { runTool } from '../tools/registry';
 import type { BlockView, ToolContext, ToolName, ToolPayload } from '../tools/tool';
-import { stableJson } from '../app/run-manifest';
 import type { Attributes } from '../trace/trace-model';
 import type { Span } from '../trace/tracer';
 import type { BlockBrief } from './agent-result';
@@ -16,10 +15,6 @@ import { outcomeOf, scopeOf } from './step-words';
 /** Errors of the tools' execution layer (seed A.2): the tool could not do its work; not the model's mistake. */
 const EXECUTION_ERRORS = new Set(['upstream_unavailable', 'collection_unavailable', 'tool_internal_error']);
 
-/** The payload's identity for replay: same hash, same result, byte for byte. */
-export function payloadHash(p: ToolPayload): string {
-  return crypto.createHash('sha256').update(stableJson(p)).digest('hex');
-}
 
 /** What a tool span records about a result in every trace mode: counts, refs and (for search) ranks and scores. */
 function resultAttributes(p: ToolPayload): Attributes {

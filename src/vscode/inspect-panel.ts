@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { ingestFile } from '../index/ingest/ingest-file';
+import { inspectFile } from '../app/inspect';
+import { DataDir } from '../common/data-dir';
 import { DEFAULT_INGEST_OPTIONS, type Document } from '../index/model';
 import { type HostToWebview, WebviewToHost } from '../shared/webview-protocol';
 
@@ -29,7 +30,8 @@ async function openBlock(doc: Document, index: number): Promise<void> {
 
 /** "DocQA: Inspect Document Structure": what a file becomes (sections, blocks, locations) in a webview. */
 export async function showInspectPanel(context: vscode.ExtensionContext, uri: vscode.Uri): Promise<void> {
-  const outcome = await ingestFile(uri.fsPath, { doc_id: '(unregistered)', source_label: path.basename(path.dirname(uri.fsPath)), aliases: [] }, DEFAULT_INGEST_OPTIONS);
+  // Parsed in an ingestion worker: the extension host is shared with every other extension.
+  const { outcome } = await inspectFile(new DataDir(context.globalStorageUri.fsPath), uri.fsPath, DEFAULT_INGEST_OPTIONS, '“DocQA: Add to Sources”');
   const panel = vscode.window.createWebviewPanel('docqa.inspect', `Inspect: ${path.basename(uri.fsPath)}`, vscode.ViewColumn.Beside, {
     enableScripts: true,
     localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist')],

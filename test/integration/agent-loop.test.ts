@@ -194,7 +194,7 @@ describe('agent loop over real HTTP against a scripted model', () => {
 
   it('a defect inside the loop (a model component returning no text) fails closed as HARNESS_INTERNAL_ERROR, traced', async () => {
     const records: TraceRecord[] = [];
-    const broken = { complete: async () => ({ content: null as unknown as string, reasoning: '', finish_reason: 'stop', usage: null }) };
+    const broken = { complete: async () => ({ content: null as unknown as string, reasoning: '', finish_reason: 'stop', usage: null, model: null }) };
     const r = await run('Anything?', { model: broken, tracer: new Tracer('metadata', { write: (x) => records.push(x) }) });
     assert.deepEqual([r.release.status, r.release.reason, r.answer], ['FAILED', 'HARNESS_INTERNAL_ERROR', null]);
     const turn = records.find((x) => x.type === 'span' && x.kind === 'turn') as Extract<TraceRecord, { type: 'span' }>;

@@ -17,6 +17,10 @@ import type { SpanRecord, TraceRecord } from '../../src/trace/trace-model';
 import { Tracer } from '../../src/trace/tracer';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { fixture, tempDir } from '../helpers';
+import { preparePdfThread } from '../../src/index/ingest/ingest-worker';
+
+// This test process parses PDFs itself, as an ingestion worker does (pdf.js runs in workers only).
+preparePdfThread();
 
 /** The last Observation the harness put into the prompt the model received. */
 export function lastObservation(body: Record<string, unknown>): { tool_call_id: string | null; harness_status: string; message: string | null; payload: { blocks?: Array<{ ref: string }>; hits?: Array<{ ref: string }>; error?: { code: string; message: string; retryable: boolean }; mode?: string } | null } {

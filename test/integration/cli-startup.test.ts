@@ -12,23 +12,34 @@ const DIST = path.dirname(CLI);
 const PDFJS = path.join(DIST, 'pdfjs', 'pdf.js');
 const O200K = path.join(DIST, 'o200k.bin');
 
+interface Loaded {
+  modules: string[];
+  reads: string[];
+}
+
 /**
- * Runs the built CLI with a preload that writes, at exit, every module file the process loaded and every
- * file it read whole: what a command paid to start.
+ * Runs the built CLI with a preload that writes, when each thread ends, every module file it loaded and
+ * every file it read whole: what a command paid to start, in the main thread and in the ingestion
+ * workers (a worker's module registry is its own).
  */
-function loadedBy(args: string[]): { modules: string[]; reads: string[] } {
+function loadedBy(args: string[]): { main: Loaded; workers: Loaded } {
   const dir = tempDir('docqa-startup-');
   const preload = path.join(dir, 'preload.js');
-  const out = path.join(dir, 'loaded.json');
   fs.writeFileSync(
     preload,
-    `const fs = require('node:fs'); const read = fs.readFileSync; const reads = [];
-fs.readFileSync = function (file, ...rest) { reads.push(String(file)); return read.call(this, file, ...rest); };
-process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify({ modules: Object.keys(require.cache), reads })));\n`,
+    `const fs = require('node:fs'); const { isMainThread, threadId } = require('node:worker_threads'); const read = fs.readFileSync; const reads = [];
+const out = require('node:path').join(${JSON.stringify(dir)}, isMainThread ? 'main.json' : 'worker-' + threadId + '.json');
+const save = () => fs.writeFileSync(out, JSON.stringify({ modules: Object.keys(require.cache), reads }));
+fs.readFileSync = function (file, ...rest) { reads.push(String(file)); const r = read.call(this, file, ...rest); if (!isMainThread) save(); return r; };
+process.on('exit', save);
+// A worker is terminated, not exited: it writes as it goes.
+if (!isMainThread) { const M = require('node:module'); const req = M.prototype.require; M.prototype.require = function (...a) { const r = req.apply(this, a); save(); return r; }; }\n`,
   );
   const r = makeCli().run(args, { NODE_OPTIONS: `--require ${preload}` });
   assert.equal(r.code, 0, r.stderr);
-  return JSON.parse(fs.readFileSync(out, 'utf8')) as { modules: string[]; reads: string[] };
+  const read = (f: string) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as Loaded;
+  const workers = fs.readdirSync(dir).filter((f) => f.startsWith('worker-')).map(read);
+  return { main: read('main.json'), workers: { modules: workers.flatMap((w) => w.modules), reads: workers.flatMap((w) => w.reads) } };
 }
 
 const fromTokenizerPackage = (modules: string[]) => modules.filter((m) => m.includes(`${path.sep}gpt-tokenizer${path.sep}`));
@@ -49,19 +60,22 @@ describe('CLI start-up', () => {
 
   it('loads neither pdf.js nor the tokenizer’s ranks for a command that needs neither', () => {
     for (const args of [['--version'], ['sources', 'list']]) {
-      const { modules, reads } = loadedBy(args);
-      assert.ok(modules.includes(CLI), `${args.join(' ')}: ${modules.join(', ')}`);
-      assert.ok(!modules.includes(PDFJS) && !reads.includes(O200K), `${args.join(' ')} loaded ${[...modules, ...reads].join(', ')}`);
+      const { main, workers } = loadedBy(args);
+      assert.ok(main.modules.includes(CLI), `${args.join(' ')}: ${main.modules.join(', ')}`);
+      const all = [...main.modules, ...main.reads, ...workers.modules, ...workers.reads];
+      assert.ok(!all.includes(PDFJS) && !all.includes(O200K), `${args.join(' ')} loaded ${all.join(', ')}`);
     }
   });
 
-  it('reads the packed ranks for a note, and loads pdf.js too for a PDF; never the tokenizer package', () => {
+  it('parses in a worker: the ranks are read for a note, pdf.js loaded for a PDF — there and never in the main thread; never the tokenizer package', () => {
     const note = loadedBy(['inspect', fixture('markdown', 'cell-notes.md')]);
-    assert.ok(note.reads.includes(O200K) && !note.modules.includes(PDFJS), [...note.modules, ...note.reads].join(', '));
-    assert.deepEqual(fromTokenizerPackage(note.modules), []);
+    assert.ok(note.workers.reads.includes(O200K), note.workers.reads.join(', '));
+    assert.ok(![...note.main.modules, ...note.workers.modules].includes(PDFJS));
+    assert.deepEqual(fromTokenizerPackage([...note.main.modules, ...note.workers.modules]), []);
     const pdf = loadedBy(['inspect', fixture('pdf', 'photosynthesis-zh.pdf')]);
-    assert.ok(pdf.reads.includes(O200K) && pdf.modules.includes(PDFJS), [...pdf.modules, ...pdf.reads].join(', '));
-    assert.deepEqual(fromTokenizerPackage(pdf.modules), []);
+    assert.ok(pdf.workers.modules.includes(PDFJS) && pdf.workers.reads.includes(O200K), [...pdf.workers.modules, ...pdf.workers.reads].join(', '));
+    assert.ok(!pdf.main.modules.includes(PDFJS), 'pdf.js never runs in the main thread');
+    assert.deepEqual(fromTokenizerPackage([...pdf.main.modules, ...pdf.workers.modules]), []);
   });
 
   it('keeps pdf.js and the ranks out of the bundles every start reads (extension host and workers too)', () => {

@@ -8,6 +8,10 @@ import { ingestSources } from '../../src/index/ingest/ingest-sources';
 import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
 import { addSources } from '../../src/index/sources/sources';
 import { FIXTURES, tempDir } from '../helpers';
+import { preparePdfThread } from '../../src/index/ingest/ingest-worker';
+
+// This test process parses PDFs itself, as an ingestion worker does (pdf.js runs in workers only).
+preparePdfThread();
 
 const WORKER = path.join(__dirname, '..', '..', 'dist', 'ingest-worker.js');
 

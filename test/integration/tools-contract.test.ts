@@ -18,6 +18,10 @@ import { FakeOpenAIServer } from '../fakes/openai-server';
 import { CLI } from './cli';
 import { spawnSync } from 'node:child_process';
 import { fixture, tempDir } from '../helpers';
+import { preparePdfThread } from '../../src/index/ingest/ingest-worker';
+
+// This test process parses PDFs itself, as an ingestion worker does (pdf.js runs in workers only).
+preparePdfThread();
 
 /** Where each test snapshot lives, so the CLI variant can read it with --store. */
 const storeOf = new WeakMap<LoadedSnapshot, string>();

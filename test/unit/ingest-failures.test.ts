@@ -5,6 +5,10 @@ import { describe, it } from 'node:test';
 import { ingestFile } from '../../src/index/ingest/ingest-file';
 import type { IngestOptions } from '../../src/index/model';
 import { UNMERGED, fixture, tempDir } from '../helpers';
+import { preparePdfThread } from '../../src/index/ingest/ingest-worker';
+
+// This test process parses PDFs itself, as an ingestion worker does (pdf.js runs in workers only).
+preparePdfThread();
 
 const id = { doc_id: 'x', source_label: 's', aliases: [] };
 

@@ -5,6 +5,10 @@ import { joinWrapped } from '../../src/index/parse/pdf';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UNMERGED, blockView, fixture, ingestOk, outline, tempDir } from '../helpers';
+import { preparePdfThread } from '../../src/index/ingest/ingest-worker';
+
+// This test process parses PDFs itself, as an ingestion worker does (pdf.js runs in workers only).
+preparePdfThread();
 
 describe('PDF parser', () => {
   it('maps a nested outline with page-top destinations onto its heading lines, repairs wrapped and hyphenated lines', async () => {

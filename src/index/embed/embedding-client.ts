@@ -70,6 +70,8 @@ export interface EmbedResult {
   tokens: number;
   /** True when the endpoint reported no usage for some request and its tokens were counted here instead. */
   estimated: boolean;
+  /** The model the endpoint says answered (the last batch's), when it says. */
+  model?: string | null;
   /** HTTP requests made, retries included. */
   requests: number;
 }
@@ -81,6 +83,7 @@ export function endpointFamily(baseUrl: string): string {
 }
 
 const EmbeddingsResponse = z.object({
+  model: z.string().optional(),
   data: z.array(z.object({ index: z.number().int().min(0), embedding: z.array(z.number()) })),
   usage: z.object({ prompt_tokens: z.number().int().min(0).optional(), total_tokens: z.number().int().min(0).optional() }).optional(),
 });
@@ -163,6 +166,7 @@ export class EmbeddingClient {
     let tokens = 0;
     let requests = 0;
     let estimated = false;
+    let model: string | null = null;
     let next = 0;
     // A fixed number of runners pull batches in order: bounded concurrency without a queue library.
     const runner = async () => {
@@ -173,10 +177,11 @@ export class EmbeddingClient {
         tokens += r.tokens;
         requests += r.requests;
         estimated ||= r.estimated;
+        model = r.model ?? model;
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.config.concurrency, batches.length) }, runner));
-    return { vectors, tokens, requests, estimated };
+    return { vectors, tokens, requests, estimated, model };
   }
 
   private async embedBatch(texts: string[], signal?: AbortSignal): Promise<EmbedResult> {
@@ -198,7 +203,7 @@ export class EmbeddingClient {
     }
   }
 
-  private async request(texts: string[], signal?: AbortSignal): Promise<{ vectors: Float32Array[]; tokens: number; estimated: boolean }> {
+  private async request(texts: string[], signal?: AbortSignal): Promise<{ vectors: Float32Array[]; tokens: number; estimated: boolean; model: string | null }> {
     const deadline = AbortSignal.timeout(this.config.timeout_ms);
     const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
     let raw: unknown;
@@ -220,7 +225,7 @@ export class EmbeddingClient {
     }
     const parsed = EmbeddingsResponse.safeParse(raw);
     if (!parsed.success) throw embeddingError(this.where, 'bad_response', 'embedding endpoint answered with an unexpected shape', true, null);
-    const { data, usage } = parsed.data;
+    const { data, usage, model } = parsed.data;
     if (data.length !== texts.length) throw embeddingError(this.where, 'bad_response', `embedding endpoint returned ${data.length} vectors for ${texts.length} texts`, false, null);
     const vectors: Float32Array[] = new Array(texts.length);
     for (const d of data) {
@@ -234,7 +239,7 @@ export class EmbeddingClient {
     }
     const reported = usage?.prompt_tokens ?? usage?.total_tokens;
     // Without the provider's count, ours (o200k) stands in, and the result says so.
-    if (reported === undefined) return { vectors, tokens: texts.reduce((n, t) => n + countTokens(t), 0), estimated: true };
-    return { vectors, tokens: reported, estimated: false };
+    if (reported === undefined) return { vectors, tokens: texts.reduce((n, t) => n + countTokens(t), 0), estimated: true, model: model ?? null };
+    return { vectors, tokens: reported, estimated: false, model: model ?? null };
   }
 }

@@ -14,11 +14,17 @@ export interface WorkerRequest {
   knownHash?: string;
 }
 export type ScanOutcome = IngestOutcome | UnchangedFile;
-export type WorkerResponse = { id: number; outcome: ScanOutcome } | { id: number; error: string };
+/** A line a library printed in a worker thread, for the host's logger. */
+export interface WorkerLog {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  text: string;
+}
+export type WorkerResponse = { id: number; outcome: ScanOutcome } | { id: number; error: string } | { log: WorkerLog };
 
 /**
- * Runs ingestFile jobs (read, hash, parse, block) in worker threads when a worker script is available,
- * else in-process. Reading in the workers keeps the main thread (the extension host) free.
+ * Runs ingestFile jobs (read, hash, parse, block) in worker threads (in-process only when a caller asks
+ * for it, and then without PDFs: pdf.js runs in workers only). Reading in the workers keeps the main
+ * thread (the extension host) free.
  */
 export interface IngestPool {
   readonly size: number;
@@ -27,12 +33,21 @@ export interface IngestPool {
 }
 
 /**
- * The bundled worker script next to this module (dist/ingest-worker.js). Run from TypeScript sources
- * there is none (Node 20 workers do not inherit tsx's loader), and parsing stays in-process.
+ * The worker script: the bundled one next to this module (dist/ingest-worker.js), or — run from the
+ * TypeScript sources (tests, tsx) — ingest-worker.ts, loaded in the worker through tsx (Node 20 workers
+ * do not inherit tsx's loader). PDFs are parsed only in workers, so there always is one.
  */
 export function defaultWorkerScript(): string | null {
-  const file = path.join(__dirname, 'ingest-worker.js');
-  return fs.existsSync(file) ? file : null;
+  const bundled = path.join(__dirname, 'ingest-worker.js');
+  if (fs.existsSync(bundled)) return bundled;
+  const source = path.join(__dirname, 'ingest-worker.ts');
+  return fs.existsSync(source) ? source : null;
+}
+
+/** A worker on a script: a bundle as it is, a TypeScript source through tsx's CommonJS loader. */
+function startWorker(script: string): Worker {
+  if (!script.endsWith('.ts')) return new Worker(script);
+  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(script)});`, { eval: true });
 }
 
 export function defaultPoolSize(): number {
@@ -70,8 +85,8 @@ interface Pending {
  * A fixed set of workers, one job each at a time; callers queue. A worker that dies fails only the job
  * it held (as an `internal` failure for that file) and is replaced; the batch goes on.
  */
-export function createIngestPool(options: IngestOptions, workerScript: string | null = defaultWorkerScript(), size = defaultPoolSize()): IngestPool {
-  if (!workerScript || size < 2) return inProcessPool(options);
+export function createIngestPool(options: IngestOptions, workerScript: string | null = defaultWorkerScript(), size = defaultPoolSize(), onLog?: (log: WorkerLog) => void): IngestPool {
+  if (!workerScript || size < 1) return inProcessPool(options);
   const slots: Slot[] = [];
   const waiting: Array<() => void> = [];
   const pending = new Map<number, Pending>();
@@ -79,8 +94,9 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
   let closed = false;
 
   const spawn = (): Slot => {
-    const slot: Slot = { worker: new Worker(workerScript), busy: 0 };
+    const slot: Slot = { worker: startWorker(workerScript), busy: 0 };
     slot.worker.on('message', (msg: WorkerResponse) => {
+      if ('log' in msg) return onLog?.(msg.log);
       const p = pending.get(msg.id);
       if (!p) return;
       pending.delete(msg.id);

@@ -12,6 +12,9 @@ export interface IngestProgress {
   stage: 'walk' | 'parse';
   done: number;
   total: number;
+  /** Bytes and blocks of the documents parsed so far. */
+  bytes: number;
+  blocks: number;
 }
 
 export interface IngestRun {
@@ -97,7 +100,7 @@ export async function ingestSources<P extends PreviousFile = PreviousFile>(dir: 
   const files = new Map<string, SourceFile>();
   const problems = new Map<string, FailedDocument>();
   for (const [i, source] of sources.entries()) {
-    onProgress?.({ stage: 'walk', done: i, total: sources.length });
+    onProgress?.({ stage: 'walk', done: i, total: sources.length, bytes: 0, blocks: 0 });
     const walked = await walkSource(source, signal);
     for (const p of walked.problems) {
       const key = `${p.failure.code}\0${p.real}`;
@@ -130,6 +133,8 @@ export async function ingestSources<P extends PreviousFile = PreviousFile>(dir: 
   const inFlight = new Set<Promise<void>>();
   const toScan = ordered.flatMap((f, i) => (outcomes[i] ? [] : [i]));
   let done = 0;
+  let bytes = 0;
+  let blocks = 0;
   try {
     for (const i of toScan) {
       const file = ordered[i]!;
@@ -139,7 +144,11 @@ export async function ingestSources<P extends PreviousFile = PreviousFile>(dir: 
       const job: Promise<void> = pool.run(file.path, identity, signal, run.previous?.get(file.path)?.content_hash).then((o) => {
         outcomes[i] = o;
         inFlight.delete(job);
-        onProgress?.({ stage: 'parse', done: ++done, total: toScan.length });
+        if (o.ok === true) {
+          bytes += o.document.byte_size;
+          blocks += o.document.blocks.length;
+        }
+        onProgress?.({ stage: 'parse', done: ++done, total: toScan.length, bytes, blocks });
       });
       inFlight.add(job);
       // Keep every worker fed, and no more documents than that in flight.

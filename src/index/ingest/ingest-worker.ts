@@ -1,13 +1,55 @@
 /**
  * Worker-thread entry: parses and blocks documents off the main thread, so the extension host never
- * freezes on a large PDF and ingestion uses every core. Bundled as dist/ingest-worker.js.
+ * freezes on a large PDF and ingestion uses every core. Bundled as dist/ingest-worker.js. This thread is
+ * its own: here, and only here, the process-wide state pdf.js needs is set up (a DOMMatrix, its worker
+ * module on globalThis), and the console is routed to the pool's logger, so no core code ever prints.
  */
-import { parentPort } from 'node:worker_threads';
+import CSSMatrix from '@thednp/dommatrix';
+import { format } from 'node:util';
+import { isMainThread, parentPort } from 'node:worker_threads';
+import { importPdfJs, providePdfJs } from '../parse/pdf-runtime';
 import { ingestFile } from './ingest-file';
-import type { WorkerRequest, WorkerResponse } from './ingest-pool';
+import type { WorkerLog, WorkerRequest, WorkerResponse } from './ingest-pool';
 
-const port = parentPort;
+/**
+ * Prepares the current thread for pdf.js: the DOMMatrix it needs before it is imported, its worker
+ * module in-thread (a bundled build cannot spawn pdf.js's own worker), and its start-up lines
+ * ("Warning: Cannot polyfill …", for rendering we never use) held back. A worker calls it at start; a
+ * test process that parses PDFs itself may call it too (it is that process's own state).
+ */
+export function preparePdfThread(): void {
+  providePdfJs(async () => {
+    const g = globalThis as Record<string, unknown>;
+    g.DOMMatrix ??= CSSMatrix;
+    const { log, warn } = console;
+    const quiet =
+      (write: (...a: unknown[]) => void) =>
+      (...args: unknown[]) => {
+        if (typeof args[0] !== 'string' || !args[0].startsWith('Warning: ')) write(...args);
+      };
+    console.log = quiet(log);
+    console.warn = quiet(warn);
+    try {
+      const { pdfjs, pdfjsWorker } = await importPdfJs();
+      g.pdfjsWorker ??= pdfjsWorker;
+      return pdfjs;
+    } finally {
+      console.log = log;
+      console.warn = warn;
+    }
+  });
+}
+
+const port = isMainThread ? null : parentPort;
 if (port) {
+  // Whatever a library prints in this thread goes to the host's logger, not to the host's console.
+  const forward = (level: WorkerLog['level']) => (...args: unknown[]) => port.postMessage({ log: { level, text: format(...args) } } satisfies WorkerResponse);
+  console.log = forward('info');
+  console.info = forward('info');
+  console.warn = forward('warn');
+  console.error = forward('error');
+  console.debug = forward('debug');
+  preparePdfThread();
   port.on('message', (req: WorkerRequest) => {
     void ingestFile(req.path, req.identity, req.options, { syncRead: true, knownHash: req.knownHash }).then(
       (outcome) => port.postMessage({ id: req.id, outcome } satisfies WorkerResponse),

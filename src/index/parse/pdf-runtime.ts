@@ -1,4 +1,3 @@
-import CSSMatrix from '@thednp/dommatrix';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ownBundle } from '../../common/own-bundle';
@@ -31,39 +30,27 @@ export function resolvePdfAssets(): PdfAssets {
   throw new Error(`pdf.js CMaps not found (looked in ${candidates.join(', ')})`);
 }
 
-let loading: Promise<PdfJs> | null = null;
-
-/** pdf.js and its worker module: their own bundle (pdfjs-bundle.ts), else the package itself. */
-async function importPdfJs(): Promise<PdfJsBundle> {
+/** pdf.js and its worker module: their own bundle (pdfjs-bundle.ts), else the package itself. No global is touched. */
+export async function importPdfJs(): Promise<PdfJsBundle> {
   return ownBundle<PdfJsBundle>(path.join('pdfjs', 'pdf.js')) ?? { pdfjsWorker: await import('pdfjs-dist/legacy/build/pdf.worker.mjs'), pdfjs: await import('pdfjs-dist/legacy/build/pdf.mjs') };
 }
 
+let provider: (() => Promise<PdfJs>) | null = null;
+let loading: Promise<PdfJs> | null = null;
+
 /**
- * Loads pdf.js once, on the first PDF. Text extraction needs DOMMatrix (Node has none) and the worker
- * module in-process (a bundled build cannot spawn pdf.js's own worker). pdf.js prints "Warning: Cannot
- * polyfill …" for rendering features we never use while it initialises; those lines are held back so
- * that no console output escapes the core (the CLI's --json output must stay clean).
+ * How this thread gets pdf.js. pdf.js needs globals (a DOMMatrix, its worker module on globalThis) and
+ * prints warnings while it starts: only a worker's entry module may arrange that, in its own thread
+ * (ingest-worker.ts), so the extension host that every extension shares is never touched.
  */
+export function providePdfJs(load: () => Promise<PdfJs>): void {
+  provider = load;
+  loading = null;
+}
+
+/** pdf.js, loaded once on the first PDF, in a thread prepared for it; anywhere else it is refused. */
 export function loadPdfJs(): Promise<PdfJs> {
-  loading ??= (async () => {
-    const g = globalThis as Record<string, unknown>;
-    g.DOMMatrix ??= CSSMatrix;
-    const { log, warn } = console;
-    const quiet =
-      (write: (...a: unknown[]) => void) =>
-      (...args: unknown[]) => {
-        if (typeof args[0] !== 'string' || !args[0].startsWith('Warning: ')) write(...args);
-      };
-    console.log = quiet(log);
-    console.warn = quiet(warn);
-    try {
-      const { pdfjs, pdfjsWorker } = await importPdfJs();
-      g.pdfjsWorker ??= pdfjsWorker;
-      return pdfjs;
-    } finally {
-      console.log = log;
-      console.warn = warn;
-    }
-  })();
+  if (!provider) return Promise.reject(new Error('pdf.js runs only in an ingestion worker thread (see ingest-worker.ts); parse PDFs through the ingestion pool'));
+  loading ??= provider();
   return loading;
 }

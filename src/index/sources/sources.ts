@@ -45,6 +45,18 @@ export async function loadSources(dir: DataDir): Promise<Source[]> {
   return (await readVersioned(dir.sourcesFile, SOURCES_FORMAT_VERSION, SourcesFile))?.sources ?? [];
 }
 
+/**
+ * A source's default label: its name, made unique (labels are how the model and the person tell
+ * sources apart): two folders both named `essentials` become `essentials` and `bio/essentials`, then
+ * `essentials (3)`. Compared without case, as list_documents matches them.
+ */
+export function uniqueLabel(abs: string, taken: ReadonlySet<string>): string {
+  const name = path.basename(abs) || abs;
+  const candidates = [name, `${path.basename(path.dirname(abs))}/${name}`];
+  for (const c of candidates) if (!taken.has(c.toLowerCase())) return c;
+  for (let n = 2; ; n++) if (!taken.has(`${name} (${n})`.toLowerCase())) return `${name} (${n})`;
+}
+
 function sourceId(absPath: string): string {
   return `s${crypto.createHash('sha256').update(absPath).digest('hex').slice(0, 8)}`;
 }
@@ -81,11 +93,15 @@ export async function addSources(dir: DataDir, paths: readonly string[], opts: A
         out.push({ status: 'exists', source: existing });
         continue;
       }
+      const taken = new Set(sources.map((s) => s.label.toLowerCase()));
+      if (opts.label !== undefined && taken.has(opts.label.toLowerCase())) {
+        throw new DocQaError('source_label_taken', `the label "${opts.label}" is already used by ${sources.find((s) => s.label.toLowerCase() === opts.label!.toLowerCase())!.path}; choose another with --label`);
+      }
       const source: Source = {
         id: sourceId(abs),
         kind,
         path: abs,
-        label: opts.label ?? path.basename(abs),
+        label: opts.label ?? uniqueLabel(abs, taken),
         aliases: [...new Set([abs, ...(opts.aliases ?? [])])],
         include: opts.include ?? [],
         exclude: opts.exclude ?? [],

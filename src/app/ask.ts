@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import type { DataDir } from '../common/data-dir';
+import { DocQaError, UsageError } from '../common/errors';
+import { isLoopback } from '../common/provider-failure';
+import { Redactor } from '../common/redact';
+import { AgentEvent } from '../harness/agent-result';
+import type { ChatModel } from '../harness/loop-context';
+import { ChatClient } from '../harness/model-client';
+import { activeBundle } from '../harness/prompt-store';
+import type { SnapshotLru } from '../index/store/snapshot-lru';
+import { openSnapshotHandle } from '../tools/snapshot-handle';
+import { TraceMode } from '../trace/trace-model';
+import { queryEmbedding } from './query-embedding';
+import type { AppSettings, HostWords, KeyProvider } from './settings';
+import { type TracedRun, runTraced } from './traced-run';
+
+/** What a host asks: the question, and optionally the answer language, the prompt bundle, the trace mode. */
+export const AskRequest = z.object({
+  question: z.string(),
+  lang: z.enum(['zh', 'en']).optional(),
+  prompt: z.string().optional(),
+  trace: TraceMode.optional(),
+});
+export type AskRequest = z.infer<typeof AskRequest>;
+
+/** Everything a UI hears during one question: the run's start, then the agent's events. */
+export const AskEvent = z.union([
+  z.object({ type: z.literal('run_started'), run_id: z.string(), snapshot_id: z.string(), lang: z.enum(['zh', 'en']), prompt_bundle: z.object({ id: z.string(), version: z.string(), hash: z.string() }) }),
+  AgentEvent,
+]);
+export type AskEvent = z.infer<typeof AskEvent>;
+
+export interface AskOutcome extends TracedRun {
+  snapshot_id: string;
+  lang: 'zh' | 'en';
+  trace_mode: TraceMode;
+}
+
+/** The prompt language for a question: Chinese when it has Chinese characters. */
+export function questionLanguage(question: string): 'zh' | 'en' {
+  return /[\u3400-\u9fff]/u.test(question) ? 'zh' : 'en';
+}
+
+/** An empty question, or one past the size limit, is refused before anything is sent. */
+export function checkQuestion(question: string, max: number, limitName: string): void {
+  if (!question.trim()) throw new UsageError('the question is empty: ask something, e.g. docqa ask "What is osmosis?"');
+  const chars = [...question].length;
+  if (chars > max) throw new UsageError(`the question is ${chars} characters long, more than ${max} (${limitName}): shorten it, or raise the limit`);
+}
+
+export interface AskContext {
+  dir: DataDir;
+  lru: SnapshotLru;
+  settings: AppSettings;
+  keys: KeyProvider;
+  words: HostWords;
+  appVersion: string;
+  /** The name of the question-size limit in this host, for the refusal. */
+  questionLimitName: string;
+  /** A chat model other than the configured endpoint (tests). */
+  model?: ChatModel;
+}
+
+/**
+ * One question, composed: checks that need no network (the question, the chat key, the snapshot's
+ * embedding endpoint and key), the prompt bundle for the language, the active snapshot pinned for the
+ * whole run, the chat client, and the traced agent run. Keys are asked for now and kept only for this
+ * run (its redactor). The snapshot is released when the run ends; the trace finishes in the background.
+ */
+export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortSignal; onEvent?: (e: AskEvent) => void } = {}): Promise<AskOutcome> {
+  const { settings, words } = ctx;
+  checkQuestion(req.question, settings.run.max_question_chars, ctx.questionLimitName);
+  const [chatKey, embeddingKey] = await Promise.all([ctx.keys.chat(), ctx.keys.embedding()]);
+  if (!ctx.model && !chatKey && !isLoopback(settings.chat.base_url)) {
+    throw new UsageError(`no chat API key: set ${words.settings.chat.key} to your key for ${settings.chat.base_url} (model ${settings.chat.model}); nothing was sent`);
+  }
+  const lang = req.lang ?? questionLanguage(req.question);
+  const bundle = await activeBundle(ctx.dir, lang, req.prompt);
+  const handle = await openSnapshotHandle(ctx.dir, ctx.lru);
+  if (!handle) throw new DocQaError('collection_unavailable', `no snapshot is active; build one with ${words.buildCommand}`);
+  try {
+    const embedQuery = queryEmbedding(handle.snapshot, settings, embeddingKey, words, true);
+    const mode = req.trace ?? settings.trace.mode;
+    let started = false;
+    const run = await runTraced({
+      dir: ctx.dir,
+      question: req.question,
+      snapshot: handle.snapshot,
+      embedQuery,
+      model: ctx.model ?? new ChatClient(settings.chat, chatKey ?? ''),
+      chat: settings.chat,
+      bundle,
+      budgets: settings.run.budgets,
+      thresholds: { noGain: settings.run.thresholds.no_gain, violations: settings.run.thresholds.violations },
+      lang,
+      appVersion: ctx.appVersion,
+      mode,
+      keepTraces: settings.trace.keep,
+      redactor: new Redactor([chatKey, embeddingKey]),
+      settingNames: words.settings,
+      signal: o.signal,
+      onRunId: (run_id) => {
+        started = true;
+        o.onEvent?.({ type: 'run_started', run_id, snapshot_id: handle.id, lang, prompt_bundle: { id: bundle.id, version: bundle.version, hash: bundle.hash } });
+      },
+      onEvent: (e) => started && o.onEvent?.(e),
+    });
+    return { ...run, snapshot_id: handle.id, lang, trace_mode: mode };
+  } finally {
+    await handle.release();
+  }
+}

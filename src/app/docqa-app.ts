@@ -1,0 +1,212 @@
+import { DataDir, withStoreLock } from '../common/data-dir';
+import { DocQaError } from '../common/errors';
+import { Redactor } from '../common/redact';
+import { diffEvals } from '../eval/eval-diff';
+import { loadEval } from '../eval/eval-store';
+import type { ChatModel } from '../harness/loop-context';
+import { freezeBundle, listBundles, newBundle, promoteBundle, rollbackBundle } from '../harness/prompt-store';
+import { ingestSources } from '../index/ingest/ingest-sources';
+import type { IngestPool } from '../index/ingest/ingest-pool';
+import { type AddSourceOptions, addSources, loadSources, removeSource } from '../index/sources/sources';
+import { SnapshotLru } from '../index/store/snapshot-lru';
+import { activateSnapshot, deleteSnapshot, listSnapshots, readActiveId } from '../index/store/snapshot-store';
+import { runTool } from '../tools/registry';
+import { openSnapshotHandle } from '../tools/snapshot-handle';
+import { type ToolName, type ToolPayload, errorPayload } from '../tools/tool';
+import { listTraces } from '../trace/trace-store';
+import { type AskEvent, type AskOutcome, type AskRequest, ask } from './ask';
+import { type BuildEvent, BuildJob, leftBuild } from './build-job';
+import { testConnection } from './connection-test';
+import { type EvalOptions, evaluateGoldset } from './evaluate';
+import { inspectFile } from './inspect';
+import { queryEmbedding } from './query-embedding';
+import { type AppSettings, type Clock, CLI_WORDS, type HostWords, type KeyProvider, type Logger, NULL_LOGGER, SYSTEM_CLOCK } from './settings';
+import { exportTrace, promptOfTurn, replayTrace, showTrace } from './traces';
+
+export interface AppOptions {
+  /** The data directory (created on first write). */
+  dataDir: string;
+  settings: AppSettings;
+  /** Asked for a key when a request needs one; the application layer never keeps keys. */
+  keys: KeyProvider;
+  logger?: Logger;
+  clock?: Clock;
+  /** How this host names settings and commands in messages (default: the CLI's). */
+  words?: HostWords;
+  appVersion: string;
+  /** The name of the question-size limit in this host, for the refusal (default DOCQA_MAX_QUESTION_CHARS). */
+  questionLimitName?: string;
+  /** A chat model instead of the configured endpoint (tests). */
+  model?: ChatModel;
+  /** An ingestion pool instead of the default workers (tests). */
+  pool?: IngestPool;
+}
+
+/**
+ * One DocQA data directory, for a host (the CLI, the extension): sources, background builds, snapshots,
+ * questions with their traces, prompt bundles, evaluations and connection tests, over the core. Keys are
+ * asked for at request time; the snapshot a request reads is pinned for the request.
+ */
+export class DocQaApp {
+  readonly dir: DataDir;
+  private settingsNow: AppSettings;
+  private readonly lru: SnapshotLru;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private readonly words: HostWords;
+  private build: BuildJob | null = null;
+
+  constructor(private readonly o: AppOptions) {
+    this.dir = new DataDir(o.dataDir);
+    this.settingsNow = o.settings;
+    this.lru = new SnapshotLru(this.dir, 2);
+    this.log = o.logger ?? NULL_LOGGER;
+    this.clock = o.clock ?? SYSTEM_CLOCK;
+    this.words = o.words ?? CLI_WORDS;
+  }
+
+  get settings(): AppSettings {
+    return this.settingsNow;
+  }
+
+  /** New settings take effect from the next request (a running one keeps what it started with). */
+  updateSettings(settings: AppSettings): void {
+    this.settingsNow = settings;
+  }
+
+  private askContext() {
+    return { dir: this.dir, lru: this.lru, settings: this.settingsNow, keys: this.o.keys, words: this.words, appVersion: this.o.appVersion, questionLimitName: this.o.questionLimitName ?? 'DOCQA_MAX_QUESTION_CHARS', model: this.o.model };
+  }
+
+  // Sources
+  addSources(paths: readonly string[], opts?: AddSourceOptions) {
+    return addSources(this.dir, paths, opts);
+  }
+  removeSource(ref: string) {
+    return removeSource(this.dir, ref);
+  }
+  listSources() {
+    return loadSources(this.dir);
+  }
+  /** Reads every source file and assigns stable doc_ids (the registry is written under the build lock, as builds write it). */
+  scanSources(signal?: AbortSignal) {
+    return withStoreLock(this.dir, () => ingestSources(this.dir, this.settingsNow.ingest, { signal, pool: this.o.pool }), 'build');
+  }
+  inspect(file: string, signal?: AbortSignal) {
+    return inspectFile(this.dir, file, this.settingsNow.ingest, this.words.addSourceCommand, signal);
+  }
+
+  // Builds
+  /** Starts a build in the background (one per app at a time; another process holding the data directory's build lock makes this one wait). */
+  async startBuild(o: { onEvent?: (e: BuildEvent) => void; paused?: boolean } = {}): Promise<BuildJob> {
+    if (this.build && (this.build.status.state === 'running' || this.build.status.state === 'paused')) throw new DocQaError('build_running', 'a build is already running in this window; pause, resume or cancel it');
+    const job = new BuildJob({ dir: this.dir, settings: this.settingsNow, embeddingKey: await this.o.keys.embedding(), words: this.words, clock: this.clock, pool: this.o.pool, paused: o.paused, onEvent: o.onEvent });
+    this.build = job;
+    this.log.info(`build ${job.id} started`);
+    job.done.then(
+      (r) => this.log.info(r ? `build ${job.id}: snapshot ${r.manifest.id} ${r.manifest.state}${r.activated ? ' (active)' : ' (not activated)'}` : `build ${job.id} cancelled`),
+      (err: unknown) => this.log.error(`build ${job.id} failed: ${err instanceof Error ? err.message : String(err)}`),
+    );
+    return job;
+  }
+  currentBuild(): BuildJob | null {
+    return this.build;
+  }
+  /** A build a previous process left (interrupted, paused) or another one runs now. */
+  leftBuild() {
+    return leftBuild(this.dir);
+  }
+
+  // Snapshots
+  listSnapshots() {
+    return listSnapshots(this.dir);
+  }
+  activeSnapshotId() {
+    return readActiveId(this.dir);
+  }
+  activateSnapshot(id: string) {
+    return activateSnapshot(this.dir, id);
+  }
+  deleteSnapshot(id: string) {
+    return deleteSnapshot(this.dir, id);
+  }
+
+  // Questions
+  ask(req: AskRequest, o: { signal?: AbortSignal; onEvent?: (e: AskEvent) => void } = {}): Promise<AskOutcome> {
+    return ask(this.askContext(), req, o);
+  }
+
+  /** One retrieval tool on the active (or given) snapshot, as the agent would call it; failures are payloads. */
+  async runTool(name: ToolName, input: unknown, snapshotId?: string): Promise<ToolPayload> {
+    let handle;
+    try {
+      handle = await openSnapshotHandle(this.dir, this.lru, snapshotId);
+    } catch (err) {
+      return errorPayload('collection_unavailable', `snapshot ${snapshotId ?? '(active)'} cannot be read: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (!handle) return errorPayload('collection_unavailable', `no snapshot is active; build one with ${this.words.buildCommand}`);
+    try {
+      const embedQuery = queryEmbedding(handle.snapshot, this.settingsNow, await this.o.keys.embedding(), this.words, false);
+      return await runTool(name, input, { snapshot: handle.snapshot, embedQuery });
+    } finally {
+      await handle.release();
+    }
+  }
+
+  // Traces
+  listTraces() {
+    return listTraces(this.dir);
+  }
+  showTrace(runId: string) {
+    return showTrace(this.dir, runId);
+  }
+  promptOfTurn(runId: string, turn: number, traceFlagHint = '--trace full (or DOCQA_TRACE=full)') {
+    return promptOfTurn(this.dir, runId, turn, traceFlagHint);
+  }
+  replayTrace(runId: string) {
+    return replayTrace({ dir: this.dir, lru: this.lru, settings: this.settingsNow, keys: this.o.keys, words: this.words }, runId);
+  }
+  async exportTrace(runId: string, url: string) {
+    return exportTrace(this.dir, runId, url, this.o.appVersion, new Redactor([await this.o.keys.chat(), await this.o.keys.embedding()]));
+  }
+
+  // Prompt bundles
+  listPrompts() {
+    return listBundles(this.dir);
+  }
+  newPrompt(from: string, id?: string) {
+    return newBundle(this.dir, from, id);
+  }
+  freezePrompt(id: string) {
+    return freezeBundle(this.dir, id);
+  }
+  promotePrompt(id: string) {
+    return promoteBundle(this.dir, id);
+  }
+  rollbackPrompt() {
+    return rollbackBundle(this.dir);
+  }
+
+  // Evaluations
+  evaluate(goldset: string, o: EvalOptions) {
+    return evaluateGoldset(this.askContext(), goldset, o);
+  }
+  async diffEvals(a: string, b: string) {
+    return diffEvals(await loadEval(this.dir, a), await loadEval(this.dir, b));
+  }
+
+  // Connections
+  async testConnection(which: 'chat' | 'embedding', signal?: AbortSignal) {
+    const key = which === 'chat' ? await this.o.keys.chat() : await this.o.keys.embedding();
+    return testConnection(which, this.settingsNow, key, this.words, this.clock, signal);
+  }
+
+  /** Cancels a running build and waits for it; nothing else is held open. */
+  async close(): Promise<void> {
+    const job = this.build;
+    if (job && (job.status.state === 'running' || job.status.state === 'paused')) {
+      job.cancel();
+      await job.done.catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import type { Command } from 'commander';
+import { DocQaError, UsageError } from '../common/errors';
+import { findTool } from '../tools/registry';
+import { TOOL_NAMES, type ToolName } from '../tools/tool';
+import type { TraceMode } from '../trace/trace-model';
+import type { TraceOutcome } from '../trace/trace-writer';
+import type { CliIo } from './main';
+import type { CommandContext } from './command-context';
+
+function warnPartial(io: CliIo, trace: TraceOutcome): void {
+  if (trace.partial) io.stderr(`docqa: warning: the trace of ${trace.run_id} is partial (${trace.records_dropped} records lost${trace.writer_error ? `: ${trace.writer_error}` : ''}); the answer is unaffected\n`);
+}
+
+export function registerAskCommands(program: Command, { io, json, app }: CommandContext): void {
+  program
+    .command('tool')
+    .description(`run one retrieval tool and print its payload as JSON (${TOOL_NAMES.join(', ')})`)
+    .argument('<name>')
+    .argument('[json]', 'the tool input as a JSON object', '{}')
+    .option('--snapshot <id>', 'read this snapshot instead of the active one')
+    .action(async (name: string, raw: string, o: { snapshot?: string }) => {
+      if (!findTool(name)) throw new UsageError(`unknown tool ${name}; tools: ${TOOL_NAMES.join(', ')}`);
+      let input: unknown;
+      try {
+        input = JSON.parse(raw);
+      } catch {
+        throw new UsageError(`the tool input is not valid JSON: ${raw}`);
+      }
+      json(await app(['embedding-if-set']).runTool(name as ToolName, input, o.snapshot));
+    });
+
+  program
+    .command('ask')
+    .description('answer a question from the active snapshot, with checked citations and a trace')
+    .argument('<question>')
+    .option('--json', 'print JSON')
+    .option('--lang <zh|en>', 'prompt language (default: Chinese when the question has Chinese characters)')
+    .option('--prompt <id>', 'prompt bundle (default: the promoted one, else the release baseline for the language)')
+    .option('--trace <mode>', 'metadata (default, or $DOCQA_TRACE) or full: also keep the exact prompts, model output, tool payloads and answer')
+    .action(async (question: string, o: { json?: boolean; lang?: string; prompt?: string; trace?: string }) => {
+      if (o.lang !== undefined && o.lang !== 'zh' && o.lang !== 'en') throw new UsageError('--lang must be zh or en');
+      if (o.trace !== undefined && o.trace !== 'metadata' && o.trace !== 'full') throw new UsageError('--trace must be metadata or full');
+      const a = app(['run', 'chat', 'embedding-if-set']);
+      const ac = new AbortController();
+      const onSigint = () => ac.abort();
+      // Ctrl-C cancels the run (CANCELLED); the host, not the core, listens for the signal.
+      process.once('SIGINT', onSigint);
+      let run;
+      try {
+        run = await a.ask({ question, lang: o.lang as 'zh' | 'en' | undefined, prompt: o.prompt, trace: o.trace as TraceMode | undefined }, { signal: ac.signal });
+      } finally {
+        process.off('SIGINT', onSigint);
+      }
+      const { result } = run;
+      if (o.json) {
+        // The JSON says whether the trace is whole, so it waits for the (bounded) close.
+        const trace = await run.trace;
+        json({ run_id: run.run_id, snapshot_id: run.snapshot_id, ...result, trace: { mode: run.trace_mode, partial: trace.partial, records_dropped: trace.records_dropped, writer_error: trace.writer_error } });
+        warnPartial(io, trace);
+      } else {
+        // The answer first; the trace finishes while it is read.
+        io.stdout(`${result.answer ?? '(no answer)'}\n`);
+        if (result.citations.length) {
+          io.stdout('\nSources\n');
+          for (const c of result.citations) io.stdout(`  ${c.ref}  ${c.doc_title} — ${c.section_path} (${c.source_label})\n`);
+        }
+        io.stdout(`\n[${result.release.status}${result.release.reason ? ` ${result.release.reason}` : ''}] ${result.counts.tool_calls} tool calls, ${result.counts.model_calls} model calls, ${result.tokens.prompt + result.tokens.completion} chat tokens · trace ${run.run_id}\n`);
+        warnPartial(io, await run.trace);
+      }
+      if (result.release.status === 'FAILED' || result.release.status === 'CANCELLED') {
+        throw new DocQaError('run_failed', `no answer (${result.release.reason ?? result.release.status})${result.release.detail ? `: ${result.release.detail}` : ''}`);
+      }
+    });
+}

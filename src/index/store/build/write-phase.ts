@@ -1,0 +1,92 @@
+import path from 'node:path';
+import { StoreError, errorMessage } from '../../../common/errors';
+import type { ReusedFile } from '../../ingest/ingest-sources';
+import type { Document, FailedDocument } from '../../model';
+import { normalizeRows } from '../../search/vector-index';
+import type { ManifestDocument, ManifestSegment, SnapshotManifest, SnapshotState } from '../snapshot-manifest';
+import { FILES } from '../snapshot-store';
+import type { StagedFolder } from '../staged-folder';
+
+export const byDocId = <T extends { doc_id: string }>(a: T, b: T) => (a.doc_id < b.doc_id ? -1 : a.doc_id > b.doc_id ? 1 : 0);
+
+/** The manifest, compact (builds read and write it on every run), in the staged snapshot folder. */
+export async function writeManifest(staged: StagedFolder, manifest: SnapshotManifest): Promise<void> {
+  const file = path.join(staged.root, FILES.manifest);
+  try {
+    await staged.write(file, `${JSON.stringify(manifest)}\n`);
+  } catch (err) {
+    throw new StoreError('store_io', `cannot write ${file}: ${errorMessage(err)}`, { cause: err });
+  }
+}
+
+/**
+ * The new segment's vector matrix, in its documents' order: carried rows as they are (normalised
+ * already; normalising again could move their last bits), fresh vectors normalised.
+ */
+export function assembleMatrix(docs: readonly Document[], dims: number, rowsOf: ReadonlyMap<string, Float32Array>, vectorsByDoc: ReadonlyMap<string, Float32Array[]>): Float32Array {
+  const total = docs.reduce((n, d) => n + d.blocks.length, 0);
+  const matrix = new Float32Array(total * dims);
+  let row = 0;
+  for (const doc of docs) {
+    const carried = rowsOf.get(doc.doc_id);
+    if (carried) matrix.set(carried, row * dims);
+    else {
+      vectorsByDoc.get(doc.doc_id)!.forEach((v, b) => matrix.set(v, (row + b) * dims));
+      normalizeRows(matrix.subarray(row * dims, (row + doc.blocks.length) * dims), dims);
+    }
+    row += doc.blocks.length;
+  }
+  return matrix;
+}
+
+/**
+ * The manifest's documents: those that stayed in a kept segment keep their entry (with the stat just
+ * taken); the new segment's get theirs, a rewritten unchanged file keeping its stat.
+ */
+export function manifestEntries(
+  kept: readonly ManifestSegment[],
+  stays: ReadonlyMap<string, ReadonlyArray<ReusedFile<ManifestDocument>>>,
+  rewrite: ReadonlyArray<ReusedFile<ManifestDocument>>,
+  newDocs: readonly Document[],
+  newSegment: string,
+  mtimes: ReadonlyMap<string, number>,
+): ManifestDocument[] {
+  const entries: ManifestDocument[] = [];
+  for (const sg of kept) for (const r of stays.get(sg.id)!) entries.push({ ...r.previous, byte_size: r.byte_size, mtime_ms: r.mtime_ms, reused: true });
+  const rewritten = new Map(rewrite.map((r) => [r.doc_id, r]));
+  for (const d of newDocs) {
+    const reusedFile = rewritten.get(d.doc_id);
+    entries.push({
+      doc_id: d.doc_id,
+      path: d.path,
+      title: d.title,
+      content_hash: d.content_hash,
+      byte_size: reusedFile ? reusedFile.byte_size : d.byte_size,
+      mtime_ms: reusedFile ? reusedFile.mtime_ms : (mtimes.get(d.path) ?? 0),
+      source_label: d.source_label,
+      aliases: d.aliases,
+      blocks: d.blocks.length,
+      tokens: d.blocks.reduce((n, b) => n + b.token_count, 0),
+      reused: reusedFile !== undefined,
+      segment: newSegment,
+    });
+  }
+  return entries.sort(byDocId);
+}
+
+/** The finished manifest: documents, segments, failures in path order, its state and counts. */
+export function finishManifest(manifest: SnapshotManifest, entries: ManifestDocument[], segments: ManifestSegment[], failed: FailedDocument[]): void {
+  manifest.documents = entries;
+  manifest.segments = segments;
+  manifest.failed_documents = failed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const state: SnapshotState = entries.length === 0 && failed.length > 0 ? 'failed' : failed.length > 0 ? 'ready_partial' : 'ready';
+  manifest.state = state;
+  manifest.error = state === 'failed' ? `no document could be indexed (${failed.length} failed)` : null;
+  Object.assign(manifest.stats, {
+    documents: entries.length,
+    blocks: entries.reduce((n, d) => n + d.blocks, 0),
+    failed_documents: failed.length,
+    reused_documents: entries.filter((d) => d.reused).length,
+  });
+  manifest.finished_at = new Date().toISOString();
+}

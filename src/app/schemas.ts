@@ -1,0 +1,13 @@
+/**
+ * Every schema a host or a webview exchanges with the application layer, in one place: requests,
+ * events and reports are zod schemas with inferred types, so the webview protocol reuses them instead
+ * of restating them.
+ */
+export { AskEvent, AskRequest } from './ask';
+export { BuildEvent, BuildPhase, BuildState, BuildStatus } from './build-job';
+export { ConnectionReport } from './connection-test';
+export { AppSettings } from './settings';
+export { AgentEvent, AgentResult, BlockBrief, Citation, Counts, Ledger, Release, ReleaseStatus, RemovedCitation, Tokens } from '../harness/agent-result';
+export { ProgressSnapshot } from '../harness/progress-snapshot';
+export { StepOutcome, StepScope } from '../harness/step-words';
+export { ProviderFailure } from '../common/provider-failure';

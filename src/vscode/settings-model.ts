@@ -1,0 +1,264 @@
+// The extension's settings as data: which `docqa.*` key feeds which part of AppSettings, how a value
+// read from the configuration is checked, and which keys make the index stale. It lives with the
+// extension (only the extension has `docqa.*` settings) but imports nothing of `vscode`, so that plain
+// Node unit tests can check it against package.json without an extension host; src/extension.ts hands
+// it `(key) => vscode.workspace.getConfiguration().get(key)`.
+import { z } from 'zod';
+import { AppSettings, DEFAULT_SETTINGS } from '../app/settings';
+
+/** Reads one setting by its full key (`docqa.chat.model`); undefined when nothing is set. */
+export type ConfigurationReader = (key: string) => unknown;
+
+/** The globs applied to every source (recorded here; the walker does not use them yet). */
+export interface SourceGlobs {
+  include: string[];
+  exclude: string[];
+}
+
+export interface SettingProblem {
+  /** The setting at fault, e.g. `docqa.budgets.maxToolCalls`. */
+  key: string;
+  /** A sentence that starts with the key: `docqa.budgets.maxToolCalls must be at least 0`. */
+  message: string;
+}
+
+export interface SettingsResult {
+  /** Always usable: every invalid part replaced by its default. */
+  settings: AppSettings;
+  sources: SourceGlobs;
+  /** One per setting that was not used as written; empty when everything was valid. */
+  problems: SettingProblem[];
+}
+
+interface SettingSpec {
+  key: string;
+  /** Where the value goes in AppSettings. */
+  path: readonly string[];
+  /** What the setting holds when AppSettings has no such value (embedding fields while keyword-only). */
+  unset?: unknown;
+  /** Changing it makes the built index stale (different vectors, blocks or files). */
+  rebuild?: boolean;
+}
+
+/** Every `docqa.*` setting that feeds AppSettings, in the order package.json lists them. */
+export const SETTING_SPECS: readonly SettingSpec[] = [
+  { key: 'docqa.chat.baseUrl', path: ['chat', 'base_url'] },
+  { key: 'docqa.chat.model', path: ['chat', 'model'] },
+  { key: 'docqa.chat.thinking', path: ['chat', 'thinking'] },
+  { key: 'docqa.embedding.provider', path: ['embedding', 'provider'], rebuild: true },
+  { key: 'docqa.embedding.baseUrl', path: ['embedding', 'base_url'], unset: '', rebuild: true },
+  { key: 'docqa.embedding.model', path: ['embedding', 'model'], unset: '', rebuild: true },
+  { key: 'docqa.embedding.dimensions', path: ['embedding', 'dimensions'], unset: null, rebuild: true },
+  { key: 'docqa.budgets.maxContextTokens', path: ['run', 'budgets', 'max_context_tokens'] },
+  { key: 'docqa.budgets.maxRequestTokens', path: ['run', 'budgets', 'max_request_tokens'] },
+  { key: 'docqa.budgets.finalReserveTokens', path: ['run', 'budgets', 'finalization_reserve_tokens'] },
+  { key: 'docqa.budgets.maxToolCalls', path: ['run', 'budgets', 'max_tool_calls'] },
+  { key: 'docqa.thresholds.noGain', path: ['run', 'thresholds', 'no_gain'] },
+  { key: 'docqa.thresholds.violations', path: ['run', 'thresholds', 'violations'] },
+  { key: 'docqa.question.maxChars', path: ['run', 'max_question_chars'] },
+  { key: 'docqa.trace.mode', path: ['trace', 'mode'] },
+  { key: 'docqa.trace.keep', path: ['trace', 'keep'] },
+  { key: 'docqa.retention.keepSnapshots', path: ['retention', 'keep'] },
+  { key: 'docqa.retention.keepDays', path: ['retention', 'keep_days'] },
+  { key: 'docqa.ingest.maxFileBytes', path: ['ingest', 'max_file_bytes'], rebuild: true },
+  { key: 'docqa.ingest.blockTargetTokens', path: ['ingest', 'chunking', 'target_tokens'], rebuild: true },
+  { key: 'docqa.ingest.blockMaxTokens', path: ['ingest', 'chunking', 'max_tokens'], rebuild: true },
+  { key: 'docqa.ingest.blockMinTokens', path: ['ingest', 'chunking', 'min_tokens'], rebuild: true },
+];
+
+export const SOURCE_GLOB_KEYS = { include: 'docqa.sources.include', exclude: 'docqa.sources.exclude' } as const;
+export const DEFAULT_SOURCE_GLOBS: SourceGlobs = { include: [], exclude: [] };
+
+/** Endpoint settings: only user (application-scoped) settings may say where requests and keys go. */
+export const ENDPOINT_SETTING_KEYS: readonly string[] = ['docqa.chat.baseUrl', 'docqa.chat.model', 'docqa.embedding.provider', 'docqa.embedding.baseUrl', 'docqa.embedding.model', 'docqa.embedding.dimensions'];
+
+/**
+ * Settings whose change makes the built index stale: the embedding endpoint (other vectors), ingestion
+ * and chunking (other blocks), and the source globs (other files). The extension says "a rebuild is
+ * needed" when one of them changes.
+ */
+export const REBUILD_SETTING_KEYS: readonly string[] = [...SETTING_SPECS.filter((s) => s.rebuild).map((s) => s.key), SOURCE_GLOB_KEYS.include, SOURCE_GLOB_KEYS.exclude];
+
+/** For VS Code's `ConfigurationChangeEvent.affectsConfiguration`: does this change need a rebuild? */
+export function rebuildNeeded(affects: (key: string) => boolean): boolean {
+  return REBUILD_SETTING_KEYS.some((k) => affects(k));
+}
+
+type Tree = Record<string, unknown>;
+
+function setAt(tree: Tree, path: readonly string[], value: unknown): void {
+  let node = tree;
+  for (const part of path.slice(0, -1)) {
+    const next = node[part];
+    if (typeof next !== 'object' || next === null) node[part] = {};
+    node = node[part] as Tree;
+  }
+  node[path[path.length - 1]!] = value;
+}
+
+function getAt(tree: unknown, path: readonly string[]): unknown {
+  let node = tree;
+  for (const part of path) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Tree)[part];
+  }
+  return node;
+}
+
+function deleteAt(tree: Tree, path: readonly string[]): void {
+  const parent = getAt(tree, path.slice(0, -1));
+  if (typeof parent === 'object' && parent !== null) delete (parent as Tree)[path[path.length - 1]!];
+}
+
+const samePath = (a: readonly PropertyKey[], b: readonly PropertyKey[]) => a.length === b.length && a.every((p, i) => p === b[i]);
+
+function safeRead(read: ConfigurationReader, key: string): unknown {
+  try {
+    return read(key);
+  } catch {
+    return undefined;
+  }
+}
+
+const isUnset = (v: unknown) => v === undefined || v === '';
+
+/** The raw object AppSettings parses: only what is set, so the schema's defaults fill the rest. */
+function rawFromConfiguration(read: ConfigurationReader): Tree {
+  const raw: Tree = {};
+  const provider = safeRead(read, 'docqa.embedding.provider');
+  for (const spec of SETTING_SPECS) {
+    const value = safeRead(read, spec.key);
+    if (spec.path[0] === 'embedding') {
+      // Keyword-only has no endpoint: its base URL, model and dimensions are not read. An endpoint
+      // named but left empty is reported as unset, not as a bad URL.
+      if (provider === undefined || provider === 'none') continue;
+      if (spec.key === 'docqa.embedding.provider') setAt(raw, spec.path, value);
+      else setAt(raw, spec.path, isUnset(value) ? undefined : value);
+      continue;
+    }
+    if (value !== undefined) setAt(raw, spec.path, value);
+  }
+  if (provider === 'none') raw.embedding = { provider: 'none' };
+  return raw;
+}
+
+function describe(issue: z.core.$ZodIssue, input: unknown): string {
+  switch (issue.code) {
+    case 'too_small':
+      if (issue.origin === 'string') return 'must not be empty';
+      if (issue.origin === 'array') return `must have at least ${issue.minimum} entries`;
+      return issue.inclusive ? `must be at least ${issue.minimum}` : `must be greater than ${issue.minimum}`;
+    case 'too_big':
+      return issue.inclusive ? `must be at most ${issue.maximum}` : `must be less than ${issue.maximum}`;
+    case 'invalid_type':
+      if (input === undefined) return 'must be set';
+      if (issue.expected === 'int') return 'must be a whole number';
+      return `must be ${issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}, not ${JSON.stringify(input)}`;
+    case 'invalid_value':
+      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, not ${JSON.stringify(input)}`;
+    case 'invalid_union':
+      if ('options' in issue && Array.isArray(issue.options)) return `must be one of ${issue.options.map((v: unknown) => JSON.stringify(v)).join(', ')}, not ${JSON.stringify(input)}`;
+      return 'is not valid';
+    case 'invalid_format':
+      return issue.format === 'url' ? `must be a URL (https://…), not ${JSON.stringify(input)}` : `must be a valid ${issue.format}`;
+    default:
+      return issue.message;
+  }
+}
+
+/** A schema-level message about a group (`target_tokens must not exceed max_tokens`) in setting keys. */
+function groupProblem(groupPath: readonly PropertyKey[], message: string): SettingProblem {
+  const inGroup = SETTING_SPECS.filter((s) => s.path.length === groupPath.length + 1 && samePath(s.path.slice(0, -1), groupPath));
+  let text = message;
+  let first: { at: number; key: string } | null = null;
+  for (const s of inGroup) {
+    const leaf = s.path[s.path.length - 1]!;
+    const at = text.search(new RegExp(`\\b${leaf}\\b`));
+    if (at < 0) continue;
+    text = text.replace(new RegExp(`\\b${leaf}\\b`, 'g'), s.key);
+    const keyAt = text.indexOf(s.key);
+    if (!first || keyAt < first.at) first = { at: keyAt, key: s.key };
+  }
+  const key = first?.key ?? inGroup[0]?.key ?? `docqa.${groupPath.join('.')}`;
+  return { key, message: text.startsWith(key) ? text : `${key}: ${text}` };
+}
+
+/**
+ * The extension's settings as AppSettings, checked by AppSettings itself. A value the schema refuses
+ * is reported by its key and replaced by its default (a required embedding field: the whole embedding
+ * part, i.e. keyword-only); a rule between settings (block target ≤ block max) resets its group.
+ * Never throws.
+ */
+export function settingsFromConfiguration(read: ConfigurationReader): SettingsResult {
+  const problems: SettingProblem[] = [];
+  const report = (p: SettingProblem) => {
+    if (!problems.some((q) => q.key === p.key)) problems.push(p);
+  };
+  const raw = rawFromConfiguration(read);
+  const reset: PropertyKey[][] = [];
+  let settings: AppSettings | null = null;
+  // Each round removes at least one part of `raw`, so this ends; the bound is only a guard.
+  for (let round = 0; round < 64 && !settings; round++) {
+    const parsed = AppSettings.safeParse(raw);
+    if (parsed.success) {
+      settings = parsed.data;
+      break;
+    }
+    for (const issue of parsed.error.issues) {
+      const path = issue.path;
+      const spec = SETTING_SPECS.find((s) => samePath(s.path, path));
+      if (spec && !reset.some((r) => samePath(r, path))) {
+        const input = getAt(raw, spec.path);
+        // Without its base URL or model the endpoint cannot be used: the embedding part falls back to keyword-only.
+        const required = spec.path[0] === 'embedding' && spec.unset === '';
+        const why = required && input === undefined ? 'must be set when docqa.embedding.provider is "openai-compatible"' : describe(issue, input);
+        report({ key: spec.key, message: `${spec.key} ${why}${required ? ' (search is keyword-only until it is fixed)' : ''}` });
+        deleteAt(raw, spec.path as string[]);
+        reset.push([...path]);
+      } else {
+        // A required leaf already reset, or a rule over a whole group: fall back to the group's default.
+        const group = spec ? path.slice(0, -1) : path;
+        if (!spec) report(groupProblem(path, issue.message));
+        if (group.length === 0) {
+          for (const k of Object.keys(raw)) delete raw[k];
+        } else deleteAt(raw, group as string[]);
+        reset.push([...group]);
+      }
+    }
+  }
+  // In the order of the settings editor, not of the schema.
+  const rank = (key: string) => SETTING_SPECS.findIndex((s) => s.key === key);
+  problems.sort((a, b) => rank(a.key) - rank(b.key));
+  return { settings: settings ?? DEFAULT_SETTINGS, sources: globsFromConfiguration(read, report), problems };
+}
+
+const Globs = z.array(z.string().min(1));
+
+function globsFromConfiguration(read: ConfigurationReader, report: (p: SettingProblem) => void): SourceGlobs {
+  const out: SourceGlobs = { include: [...DEFAULT_SOURCE_GLOBS.include], exclude: [...DEFAULT_SOURCE_GLOBS.exclude] };
+  for (const which of ['include', 'exclude'] as const) {
+    const key = SOURCE_GLOB_KEYS[which];
+    const value = safeRead(read, key);
+    if (value === undefined) continue;
+    const parsed = Globs.safeParse(value);
+    if (parsed.success) out[which] = parsed.data;
+    else {
+      const issue = parsed.error.issues[0]!;
+      const at = issue.path.length ? ` (entry ${String(issue.path[0])})` : '';
+      report({ key, message: `${key}${at} ${issue.path.length ? (issue.code === 'too_small' ? 'must not be empty' : 'must be a glob string') : 'must be a list of glob strings'}` });
+    }
+  }
+  return out;
+}
+
+/** What each `docqa.*` setting holds for these settings: package.json's defaults are this of DEFAULT_SETTINGS. */
+export function configurationFromSettings(settings: AppSettings, sources: SourceGlobs = DEFAULT_SOURCE_GLOBS): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const spec of SETTING_SPECS) {
+    const v = getAt(settings, spec.path);
+    out[spec.key] = v === undefined ? spec.unset : v;
+  }
+  out[SOURCE_GLOB_KEYS.include] = [...sources.include];
+  out[SOURCE_GLOB_KEYS.exclude] = [...sources.exclude];
+  return out;
+}

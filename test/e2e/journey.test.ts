@@ -15,9 +15,10 @@ import { CodeServer, type Profile, extensionActivations, extensionHostStarted, i
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { activeTab, closeModalEditor, launchBrowser, listRow, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, trustWorkspace, webviewFrame } from './lib/workbench';
+import { activeTab, answerInputBox, clickNotificationButton, closeModalEditor, launchBrowser, listRow, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, statusBarItem, trustWorkspace, webviewFrame } from './lib/workbench';
 
 const INSPECT = 'DocQA: Inspect Document Structure';
+const CHAT_KEY = 'sk-e2e-journey-key-5150';
 const FILE = 'cell-notes.md';
 
 /** A quiet workbench: no welcome page, tips, chat panel, update or telemetry traffic. */
@@ -58,15 +59,18 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
     const journey = new Journey(run);
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string; displayName: string };
     const extensionId = `${manifest.publisher}.${manifest.name}`;
-    const fake = new FakeOpenAIServer();
+    // The fake model and embedding server; with nothing scripted a tiny automatic agent answers.
+    const fake = new FakeOpenAIServer({ auto: true, apiKey: CHAT_KEY });
     let profile: Profile | null = null;
     let server: CodeServer | null = null;
     let browser: Browser | null = null;
     let passed = false;
     const started = Date.now();
     try {
-      profile = await journey.step('install the packaged extension into a fresh profile', async () => {
-        const p = makeProfile(SETTINGS);
+      profile = await journey.step('install the packaged extension into a fresh profile, its endpoints set to the fake server', async () => {
+        await fake.start();
+        // The fake checks one key for both services: the journey enters it for both.
+        const p = makeProfile({ ...SETTINGS, 'docqa.chat.baseUrl': fake.baseURL, 'docqa.chat.model': 'fake-chat', 'docqa.embedding.provider': 'openai-compatible', 'docqa.embedding.baseUrl': fake.baseURL, 'docqa.embedding.model': 'fake-embedding', 'docqa.embedding.dimensions': 16 });
         await installExtension(p, packagedVsix());
         assert.deepEqual(await listExtensions(p), [`${extensionId}@${manifest.version}`]);
         return p;
@@ -74,10 +78,9 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
       const workspace = makeWorkspace(profile);
       const file = path.join(workspace, FILE);
 
-      server = await journey.step('start the fake model server and code-server on 127.0.0.1', async () => {
-        await fake.start();
+      server = await journey.step('start code-server on 127.0.0.1', async () => {
         return CodeServer.start(profile!, {
-          // The product reads its endpoints from the environment: a model or embedding call would reach the fake.
+          // The extension reads its endpoints from the user settings above; nothing reaches another host.
           env: {
             DOCQA_HOME: path.join(profile!.home, 'docqa'),
             DOCQA_CHAT_BASE_URL: fake.baseURL,
@@ -130,7 +133,9 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         assert.deepEqual(activated(), [{ id: extensionId, startup: false, event: 'onCommand:docqa.inspectDocument' }]);
         await runCommand(page, 'Developer: Show Running Extensions');
         const row = await listRow(page, page.locator('.runtime-extensions-editor'), manifest.name);
-        assert.equal(await row.locator('.name').innerText(), manifest.displayName);
+        // The manifest names it through package.nls.json, as VS Code shows it.
+        const nls = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.nls.json'), 'utf8')) as Record<string, string>;
+        assert.equal(await row.locator('.name').innerText(), nls[manifest.displayName.replace(/^%|%$/g, '')] ?? manifest.displayName);
         assert.match(await row.locator('.activation-time').innerText(), /^Activation: \d+ms$/);
       });
 
@@ -151,6 +156,38 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
 
       await journey.step('inspect is offline: no request reached the model or embedding server', async () => {
         assert.deepEqual(fake.requests.map((r) => r.path), []);
+      });
+
+      await journey.step('set both keys with "DocQA: Set Chat API Key" and "DocQA: Set Embedding API Key" (password boxes)', async () => {
+        for (const which of ['Chat', 'Embedding']) {
+          await runCommand(page, `DocQA: Set ${which} API Key`, { asks: true });
+          await answerInputBox(page, `DocQA: ${which} API Key`, CHAT_KEY);
+          await notification(page, `DocQA: the ${which.toLowerCase()} API key is saved.`).waitFor();
+        }
+      });
+
+      await journey.step('"DocQA: Test Connection" reports both endpoints OK, with the model and the latency', async () => {
+        await runCommand(page, 'DocQA: Test Connection');
+        await notification(page, /DocQA: The chat model \S+ at 127\.0\.0\.1:\d+ answered in \d+ ms\./).waitFor();
+        await notification(page, /DocQA: The embedding model fake-embedding at 127\.0\.0\.1:\d+ answered in \d+ ms \(16 dimensions\)\./).waitFor();
+        assert.ok(fake.requests.every((r) => r.authorized), 'the key from SecretStorage was sent');
+      });
+
+      await journey.step('add the workspace folder and build: progress, then the status bar reaches ready', async () => {
+        await runCommand(page, 'DocQA: Add All Workspace Folders');
+        await clickNotificationButton(page, /DocQA: added workspace\. Build the index now\?/, 'Rebuild Index');
+        await notification(page, /DocQA: the index is ready with \d+ documents\./).waitFor({ timeout: 60_000 });
+        await statusBarItem(page, 'DocQA: ready').waitFor();
+        assert.ok(fake.requests.some((r) => r.path === '/v1/embeddings' && (r.body.input as string[]).length > 0), 'the blocks were embedded');
+      });
+
+      await journey.step('the keys are on no disk: not in the user-data folder, not in the data directory', async () => {
+        for (const dir of [profile!.root]) {
+          for (const f of fs.readdirSync(dir, { recursive: true }) as string[]) {
+            const p = path.join(dir, f);
+            if (fs.statSync(p).isFile() && fs.statSync(p).size < 50_000_000) assert.ok(!fs.readFileSync(p).includes(CHAT_KEY), `${f} holds the key`);
+          }
+        }
       });
       passed = true;
     } finally {

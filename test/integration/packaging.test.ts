@@ -69,6 +69,10 @@ describe('extension package', () => {
       ...filesUnder('dist/pdfjs/cmaps'),
       ...filesUnder('dist/pdfjs/standard_fonts'),
       ...filesUnder('prompts'),
+      // The manifest's and the code's translations: VS Code reads them from the installed extension.
+      'package.nls.json',
+      'package.nls.zh-cn.json',
+      ...filesUnder('l10n'),
     ];
     const expected = ['[Content_Types].xml', 'extension.vsixmanifest', 'extension/package.json', 'extension/readme.md', 'extension/LICENSE.txt', ...shipped.map((f) => `extension/${f}`)];
     assert.deepEqual([...names].sort(), [...expected].sort());

@@ -8,6 +8,8 @@ import { type Browser, type FrameLocator, type Locator, type Page, chromium } fr
 import { CHROMIUM } from './paths';
 
 /** The recipe's flags: no sandbox (root in a container), no GPU, nothing that reaches the network on its own. */
+import { eventually } from './wait';
+
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** Default wait for one thing to appear in the workbench. */
@@ -51,7 +53,7 @@ async function quickPickLabels(page: Page): Promise<string[]> {
   return page.locator('.quick-input-widget .monaco-list-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') ?? ''));
 }
 
-async function pick(page: Page, input: Locator, query: string, label: string): Promise<void> {
+async function pick(page: Page, input: Locator, query: string, label: string, waitHidden = true): Promise<void> {
   await input.fill(query);
   const row = quickPickRow(page, label);
   try {
@@ -62,12 +64,16 @@ async function pick(page: Page, input: Locator, query: string, label: string): P
     throw new Error(`the quick pick offers no "${label}" for "${query}"; it lists: ${JSON.stringify(offered)}`);
   }
   await row.click();
-  await quickInput(page).waitFor({ state: 'hidden' });
+  if (waitHidden) await quickInput(page).waitFor({ state: 'hidden' });
 }
 
-/** Runs a command from the command palette (F1) by its title as the palette shows it, e.g. "DocQA: Inspect Document Structure". */
-export async function runCommand(page: Page, title: string): Promise<void> {
-  await pick(page, await openQuickInput(page, 'F1'), `>${title}`, title);
+/**
+ * Runs a command from the command palette (F1) by its title as the palette shows it, e.g. "DocQA: Inspect
+ * Document Structure". `asks`: the command opens an input box of its own in the same widget, which so
+ * never closes in between.
+ */
+export async function runCommand(page: Page, title: string, o: { asks?: boolean } = {}): Promise<void> {
+  await pick(page, await openQuickInput(page, 'F1'), `>${title}`, title, !o.asks);
 }
 
 /**
@@ -170,4 +176,34 @@ export async function closeModalEditor(page: Page): Promise<void> {
   const modal = page.locator('.monaco-modal-editor-block');
   await modal.locator('.action-label[aria-label^="Close Modal Editor"]').click();
   await modal.waitFor({ state: 'detached' });
+}
+
+/** A notification toast whose message matches. */
+export function notification(page: Page, message: string | RegExp): Locator {
+  return page.locator('.notifications-toasts .notification-toast', { hasText: message });
+}
+
+/** Clicks a button of the notification whose message matches. */
+export async function clickNotificationButton(page: Page, message: string | RegExp, button: string): Promise<void> {
+  const toast = notification(page, message).first();
+  await toast.waitFor({ timeout: UI_TIMEOUT_MS });
+  await toast.locator('.monaco-button', { hasText: button }).click();
+}
+
+/**
+ * Types into the input box a command opened (showInputBox, a password box included) once it shows its
+ * title — the palette's own input is replaced by it, and text typed before that is lost — then confirms.
+ */
+export async function answerInputBox(page: Page, title: string, value: string): Promise<void> {
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ timeout: UI_TIMEOUT_MS });
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.fill(value);
+  await eventually(`the input box to hold what was typed`, async () => (await input.inputValue()) === value, 5_000, 100);
+  await input.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+}
+
+/** A status bar item whose text matches. */
+export function statusBarItem(page: Page, text: string | RegExp): Locator {
+  return page.locator('.statusbar-item', { hasText: text });
 }

@@ -1,0 +1,180 @@
+import * as vscode from 'vscode';
+import type { BuildJob } from '../app/build-job';
+import { DocQaApp } from '../app/docqa-app';
+import type { AppSettings, HostWords, Logger } from '../app/settings';
+import { Redactor } from '../common/redact';
+import { DisposableStore } from './disposable-store';
+import { SECRET_IDS, promptForKey, secretKeys } from './secret-keys';
+import { type StatusInput, statusView } from './status-model';
+
+/** How the extension names its settings and commands in messages. */
+export const VSCODE_WORDS: HostWords = {
+  settings: {
+    chat: { key: 'DocQA: Set Chat API Key', base_url: 'docqa.chat.baseUrl', model: 'docqa.chat.model' },
+    embedding: { key: 'DocQA: Set Embedding API Key', base_url: 'docqa.embedding.baseUrl', model: 'docqa.embedding.model' },
+  },
+  buildCommand: '“DocQA: Rebuild Index”',
+  keywordOnly: '“DocQA: Use Keyword-Only Search”',
+  addSourceCommand: '“DocQA: Add Folder to Sources”',
+};
+
+const t = (message: string, ...args: Array<string | number>) => vscode.l10n.t(message, ...args);
+
+/**
+ * The extension as a host of the application layer: one DocQaApp over the data directory in the
+ * extension's global storage, keys from SecretStorage (asked for at request time), settings from the
+ * configuration, a log channel with keys redacted, background builds with progress and a status bar.
+ */
+export class DocQaExtension implements vscode.Disposable {
+  readonly app: DocQaApp;
+  private readonly store = new DisposableStore();
+  private readonly log: vscode.LogOutputChannel;
+  private readonly status: vscode.StatusBarItem;
+  private build: BuildJob | null = null;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    readSettings: () => AppSettings,
+    appVersion: string,
+  ) {
+    this.log = this.store.add(vscode.window.createOutputChannel('DocQA', { log: true }));
+    this.status = this.store.add(vscode.window.createStatusBarItem('docqa.status', vscode.StatusBarAlignment.Left, 50));
+    this.status.name = 'DocQA';
+    this.status.command = 'docqa.showLog';
+    this.status.show();
+    this.app = new DocQaApp({ dataDir: context.globalStorageUri.fsPath, settings: readSettings(), keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: 'docqa.question.maxChars' });
+    this.store.add(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('docqa')) this.app.updateSettings(readSettings());
+      }),
+    );
+    void this.refreshStatus();
+  }
+
+  /** The log, with both keys taken out of every line (they are read when a line is written). */
+  private logger(): Logger {
+    const redact = async (line: string) => new Redactor([await this.context.secrets.get(SECRET_IDS.chat), await this.context.secrets.get(SECRET_IDS.embedding)]).redact(line);
+    const at = (write: (s: string) => void) => (message: string) => void redact(message).then(write);
+    return { debug: at((s) => this.log.debug(s)), info: at((s) => this.log.info(s)), warn: at((s) => this.log.warn(s)), error: at((s) => this.log.error(s)) };
+  }
+
+  /** Every command the extension contributes, with its handler. */
+  registerCommands(): void {
+    const cmd = (id: string, fn: (...args: never[]) => unknown) => this.store.add(vscode.commands.registerCommand(id, fn));
+    cmd('docqa.setChatKey', () => this.setKey('chat'));
+    cmd('docqa.setEmbeddingKey', () => this.setKey('embedding'));
+    cmd('docqa.clearChatKey', () => this.clearKey('chat'));
+    cmd('docqa.clearEmbeddingKey', () => this.clearKey('embedding'));
+    cmd('docqa.testConnection', () => this.testConnection());
+    cmd('docqa.addFolder', () => this.addSources(undefined, true));
+    // The explorer's "Add to DocQA Sources": the clicked item, or every selected one.
+    cmd('docqa.addToSources', (uri?: vscode.Uri, uris?: vscode.Uri[]) => (uris?.length || uri ? this.addSources(uris?.length ? uris : [uri!], true) : undefined));
+    cmd('docqa.addFiles', () => this.addSources(undefined, false));
+    cmd('docqa.addWorkspaceFolders', () => this.addSources((vscode.workspace.workspaceFolders ?? []).map((f) => f.uri), true));
+    cmd('docqa.rebuildIndex', () => this.rebuild());
+    cmd('docqa.pauseBuild', () => this.build?.pause());
+    cmd('docqa.resumeBuild', () => this.build?.resume());
+    cmd('docqa.cancelBuild', () => this.build?.cancel());
+    cmd('docqa.showLog', () => this.log.show());
+    cmd('docqa.openDataFolder', () => vscode.env.openExternal(this.context.globalStorageUri));
+  }
+
+  private async setKey(which: 'chat' | 'embedding'): Promise<void> {
+    if (await promptForKey(this.context.secrets, which)) {
+      const pick = await vscode.window.showInformationMessage(which === 'chat' ? t('DocQA: the chat API key is saved.') : t('DocQA: the embedding API key is saved.'), t('Test Connection'));
+      if (pick) await this.testConnection();
+    }
+  }
+
+  private async clearKey(which: 'chat' | 'embedding'): Promise<void> {
+    await this.context.secrets.delete(SECRET_IDS[which]);
+    void vscode.window.showInformationMessage(which === 'chat' ? t('DocQA: the chat API key is removed.') : t('DocQA: the embedding API key is removed.'));
+  }
+
+  /** Both endpoints, each reported in plain words: OK with model and latency, or what to change. */
+  async testConnection(): Promise<void> {
+    const [chat, embedding] = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: t('DocQA: testing the connections…') }, () => Promise.all([this.app.testConnection('chat'), this.app.testConnection('embedding')]));
+    for (const r of [chat, embedding]) {
+      this.log.info(`test connection (${r.provider}): ${r.detail}`);
+      if (r.ok) void vscode.window.showInformationMessage(`DocQA: ${r.detail}`);
+      else {
+        const fix = r.failure?.action === 'set_key' || r.failure?.action === 'check_key' ? t('Set Key') : t('Open Settings');
+        void vscode.window.showErrorMessage(`DocQA: ${r.detail}`, fix).then((pick) => {
+          if (pick === t('Set Key')) void this.setKey(r.provider);
+          else if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', `docqa.${r.provider}`);
+        });
+      }
+    }
+  }
+
+  private async addSources(uris: readonly vscode.Uri[] | undefined, folders: boolean): Promise<void> {
+    const chosen = uris ?? (await vscode.window.showOpenDialog({ canSelectFiles: !folders, canSelectFolders: folders, canSelectMany: true, openLabel: t('Add to DocQA Sources') }));
+    if (!chosen?.length) return;
+    const out = await this.app.addSources(chosen.filter((u) => u.scheme === 'file').map((u) => u.fsPath));
+    const added = out.filter((o) => o.status === 'added').map((o) => o.source.label);
+    this.log.info(`sources added: ${added.join(', ') || '(none new)'}`);
+    const pick = await vscode.window.showInformationMessage(added.length ? t('DocQA: added {0}. Build the index now?', added.join(', ')) : t('DocQA: these sources were already added.'), t('Rebuild Index'));
+    if (pick) await this.rebuild();
+  }
+
+  /** A build in the background: cancellable progress, pause and resume from the palette, the status bar kept current. */
+  async rebuild(): Promise<void> {
+    if (this.build && (this.build.status.state === 'running' || this.build.status.state === 'paused')) {
+      void vscode.window.showInformationMessage(t('DocQA: a build is already running.'));
+      return;
+    }
+    let job: BuildJob;
+    try {
+      job = await this.app.startBuild({ onEvent: () => void this.refreshStatus() });
+    } catch (err) {
+      void vscode.window.showErrorMessage(`DocQA: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    this.build = job;
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: t('DocQA: building the index'), cancellable: true }, async (progress, token) => {
+      const sub = token.onCancellationRequested(() => job.cancel());
+      let reported = 0;
+      const tick = setInterval(() => {
+        const s = job.status;
+        const pct = s.total > 0 ? Math.floor((s.done / s.total) * 100) : 0;
+        progress.report({ message: `${s.phase} ${s.done}/${s.total}${s.state === 'paused' ? ` (${t('paused')})` : ''}`, increment: Math.max(0, pct - reported) });
+        reported = Math.max(reported, pct);
+      }, 250);
+      try {
+        const r = await job.done;
+        if (r) {
+          const m = r.manifest;
+          const words = m.state === 'ready_partial' ? t('DocQA: the index is ready with {0} documents; {1} could not be indexed.', m.stats.documents, m.stats.failed_documents) : t('DocQA: the index is ready with {0} documents.', m.stats.documents);
+          void vscode.window.showInformationMessage(r.activated ? words : t('DocQA: snapshot {0} was built but not activated ({1}).', m.id, m.error ?? m.state));
+        }
+      } catch (err) {
+        void vscode.window.showErrorMessage(`DocQA: ${err instanceof Error ? err.message : String(err)}`);
+      } finally {
+        clearInterval(tick);
+        sub.dispose();
+        await this.refreshStatus();
+      }
+    });
+  }
+
+  async refreshStatus(): Promise<void> {
+    const input: StatusInput = { snapshot: null, build: null };
+    const b = this.build?.status;
+    if (b && (b.state === 'running' || b.state === 'paused')) input.build = { state: b.state, phase: b.phase, done: b.done, total: b.total };
+    try {
+      const id = await this.app.activeSnapshotId();
+      const m = id ? (await this.app.listSnapshots()).find((s) => s.id === id) : undefined;
+      if (m) input.snapshot = { state: m.state, failed: m.stats.failed_documents, keywordOnly: m.embedding.provider === 'none' };
+    } catch (err) {
+      this.log.warn(`status: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const view = statusView(input, t);
+    this.status.text = view.text;
+    this.status.tooltip = view.tooltip;
+  }
+
+  dispose(): void {
+    this.build?.cancel();
+    this.store.dispose();
+  }
+}

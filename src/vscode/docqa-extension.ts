@@ -3,9 +3,11 @@ import type { BuildJob } from '../app/build-job';
 import { DocQaApp } from '../app/docqa-app';
 import type { AppSettings, HostWords, Logger } from '../app/settings';
 import { Redactor } from '../common/redact';
+import { ChatPlaceholder } from './chat-placeholder';
 import { DisposableStore } from './disposable-store';
 import { SECRET_IDS, promptForKey, secretKeys } from './secret-keys';
 import { type StatusInput, statusView } from './status-model';
+import { TreeViews } from './tree-views';
 
 /** How the extension names its settings and commands in messages. */
 export const VSCODE_WORDS: HostWords = {
@@ -31,6 +33,7 @@ export class DocQaExtension implements vscode.Disposable {
   private readonly log: vscode.LogOutputChannel;
   private readonly status: vscode.StatusBarItem;
   private build: BuildJob | null = null;
+  private readonly trees: TreeViews;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -48,7 +51,32 @@ export class DocQaExtension implements vscode.Disposable {
         if (e.affectsConfiguration('docqa')) this.app.updateSettings(readSettings());
       }),
     );
-    void this.refreshStatus();
+    this.trees = this.store.add(new TreeViews(this.app));
+    this.store.add(vscode.window.registerWebviewViewProvider('docqa.chat', new ChatPlaceholder()));
+    // Another window sharing this data directory may build and activate a snapshot: this one follows.
+    const watcher = this.store.add(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(context.globalStorageUri, '{active.json,sources.json}')));
+    for (const on of [watcher.onDidChange, watcher.onDidCreate, watcher.onDidDelete]) this.store.add(on(() => void this.refresh()));
+    this.store.add(context.secrets.onDidChange(() => void this.refresh()));
+    void this.refresh();
+    void this.offerLeftBuild();
+  }
+
+  /** Views, status bar and welcome conditions, from the data directory as it is now. */
+  async refresh(): Promise<void> {
+    this.trees.refresh();
+    await this.refreshStatus();
+    const [chatKey, sources, active] = await Promise.all([this.context.secrets.get(SECRET_IDS.chat), this.app.listSources().catch(() => []), this.app.activeSnapshotId().catch(() => null)]);
+    await vscode.commands.executeCommand('setContext', 'docqa.hasChatKey', Boolean(chatKey));
+    await vscode.commands.executeCommand('setContext', 'docqa.hasSources', sources.length > 0);
+    await vscode.commands.executeCommand('setContext', 'docqa.hasSnapshot', active !== null);
+  }
+
+  /** A build a reload or a crash interrupted, or one that was paused: offered again, never started unasked. */
+  private async offerLeftBuild(): Promise<void> {
+    const left = await this.app.leftBuild().catch(() => null);
+    if (!left || left.kind === 'elsewhere') return;
+    const message = left.kind === 'paused' ? t('DocQA: an index build was paused. Resume it?') : t('DocQA: an index build was interrupted. Resume it? (work already done is kept)');
+    if (await vscode.window.showInformationMessage(message, t('Resume Build'))) await this.rebuild();
   }
 
   /** The log, with both keys taken out of every line (they are read when a line is written). */
@@ -76,7 +104,63 @@ export class DocQaExtension implements vscode.Disposable {
     cmd('docqa.resumeBuild', () => this.build?.resume());
     cmd('docqa.cancelBuild', () => this.build?.cancel());
     cmd('docqa.showLog', () => this.log.show());
+    cmd('docqa.refreshViews', () => this.refresh());
+    cmd('docqa.removeSource', (node?: { id?: string }) => this.removeSource(node));
+    cmd('docqa.useKeywordOnly', () => this.useKeywordOnly());
+    cmd('docqa.activateSnapshot', (node?: { id?: string }) => this.snapshotAction(node, 'activate'));
+    cmd('docqa.deleteSnapshot', (node?: { id?: string }) => this.snapshotAction(node, 'delete'));
+    cmd('docqa.showFailedDocuments', () => this.showFailedDocuments());
+    cmd('docqa.revealInExplorer', (node?: { file?: string | null }) => (node?.file ? vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(node.file)) : undefined));
     cmd('docqa.openDataFolder', () => vscode.env.openExternal(this.context.globalStorageUri));
+  }
+
+  private async removeSource(node?: { id?: string }): Promise<void> {
+    const sources = await this.app.listSources();
+    const id = node?.id?.startsWith('source:') ? node.id.slice('source:'.length) : (await vscode.window.showQuickPick(sources.map((s) => ({ label: s.label, description: s.path, id: s.id })), { title: t('DocQA: remove which source?') }))?.id;
+    if (!id) return;
+    const removed = await this.app.removeSource(id);
+    this.log.info(`source removed: ${removed.path}`);
+    const pick = await vscode.window.showInformationMessage(t('DocQA: removed {0}. Its documents leave the index at the next build.', removed.label), t('Rebuild Index'));
+    await this.refresh();
+    if (pick) await this.rebuild();
+  }
+
+  /** Keyword-only search: no embedding endpoint, no embedding key (a user setting, then a rebuild). */
+  private async useKeywordOnly(): Promise<void> {
+    await vscode.workspace.getConfiguration('docqa').update('embedding.provider', 'none', vscode.ConfigurationTarget.Global);
+    const pick = await vscode.window.showInformationMessage(t('DocQA: keyword-only search is on. Rebuild the index to use it.'), t('Rebuild Index'));
+    if (pick) await this.rebuild();
+  }
+
+  private async snapshotAction(node: { id?: string } | undefined, action: 'activate' | 'delete'): Promise<void> {
+    const list = await this.app.listSnapshots();
+    const id = node?.id?.startsWith('snapshot:') ? node.id.slice('snapshot:'.length) : (await vscode.window.showQuickPick(list.map((m) => ({ label: m.created_at, description: `${m.state} · ${m.id}`, id: m.id })), { title: action === 'activate' ? t('DocQA: activate which snapshot?') : t('DocQA: delete which snapshot?') }))?.id;
+    if (!id) return;
+    try {
+      if (action === 'activate') {
+        await this.app.activateSnapshot(id);
+        void vscode.window.showInformationMessage(t('DocQA: snapshot {0} is active.', id));
+      } else {
+        await this.app.deleteSnapshot(id);
+        void vscode.window.showInformationMessage(t('DocQA: snapshot {0} is deleted.', id));
+      }
+    } catch (err) {
+      void vscode.window.showErrorMessage(`DocQA: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    await this.refresh();
+  }
+
+  /** The active snapshot's failed documents, each with its stage, code and reason; picking one opens it. */
+  private async showFailedDocuments(): Promise<void> {
+    const id = await this.app.activeSnapshotId();
+    const m = id ? (await this.app.listSnapshots()).find((s) => s.id === id) : undefined;
+    const failed = m?.failed_documents ?? [];
+    if (!failed.length) {
+      void vscode.window.showInformationMessage(t('DocQA: no document failed in the active index.'));
+      return;
+    }
+    const pick = await vscode.window.showQuickPick(failed.map((f) => ({ label: f.path, description: `${f.stage}/${f.code}`, detail: f.message })), { title: t('DocQA: documents that could not be indexed'), matchOnDescription: true });
+    if (pick) await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(pick.label));
   }
 
   private async setKey(which: 'chat' | 'embedding'): Promise<void> {
@@ -113,19 +197,20 @@ export class DocQaExtension implements vscode.Disposable {
     const out = await this.app.addSources(chosen.filter((u) => u.scheme === 'file').map((u) => u.fsPath));
     const added = out.filter((o) => o.status === 'added').map((o) => o.source.label);
     this.log.info(`sources added: ${added.join(', ') || '(none new)'}`);
+    await this.refresh();
     const pick = await vscode.window.showInformationMessage(added.length ? t('DocQA: added {0}. Build the index now?', added.join(', ')) : t('DocQA: these sources were already added.'), t('Rebuild Index'));
     if (pick) await this.rebuild();
   }
 
   /** A build in the background: cancellable progress, pause and resume from the palette, the status bar kept current. */
-  async rebuild(): Promise<void> {
+  async rebuild(paused = false): Promise<void> {
     if (this.build && (this.build.status.state === 'running' || this.build.status.state === 'paused')) {
       void vscode.window.showInformationMessage(t('DocQA: a build is already running.'));
       return;
     }
     let job: BuildJob;
     try {
-      job = await this.app.startBuild({ onEvent: () => void this.refreshStatus() });
+      job = await this.app.startBuild({ paused, onEvent: () => void this.refreshStatus() });
     } catch (err) {
       void vscode.window.showErrorMessage(`DocQA: ${err instanceof Error ? err.message : String(err)}`);
       return;
@@ -152,7 +237,7 @@ export class DocQaExtension implements vscode.Disposable {
       } finally {
         clearInterval(tick);
         sub.dispose();
-        await this.refreshStatus();
+        await this.refresh();
       }
     });
   }

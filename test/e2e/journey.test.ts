@@ -158,6 +158,13 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         assert.deepEqual(fake.requests.map((r) => r.path), []);
       });
 
+      await journey.step('the DocQA view container opens on its welcome: it explains the two keys, with buttons to set them', async () => {
+        await runCommand(page, 'View: Show DocQA');
+        const welcome = page.locator('.welcome-view-content', { hasText: 'It needs two keys' });
+        await welcome.waitFor();
+        assert.ok(await welcome.locator('a.monaco-button, .monaco-button', { hasText: 'Set Chat API Key' }).count() > 0, 'a button sets the chat key');
+      });
+
       await journey.step('set both keys with "DocQA: Set Chat API Key" and "DocQA: Set Embedding API Key" (password boxes)', async () => {
         for (const which of ['Chat', 'Embedding']) {
           await runCommand(page, `DocQA: Set ${which} API Key`, { asks: true });
@@ -179,6 +186,19 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         await notification(page, /DocQA: the index is ready with \d+ documents\./).waitFor({ timeout: 60_000 });
         await statusBarItem(page, 'DocQA: ready').waitFor();
         assert.ok(fake.requests.some((r) => r.path === '/v1/embeddings' && (r.body.input as string[]).length > 0), 'the blocks were embedded');
+      });
+
+      await journey.step('the Sources view lists the workspace folder with its documents, the Snapshots view the active snapshot', async () => {
+        const sources = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Sources' }) });
+        const row = sources.locator('.monaco-list-row', { hasText: 'workspace' });
+        await row.waitFor();
+        await row.click();
+        for (const title of ['Cell Biology Notes', '中国历史笔记']) await sources.locator('.monaco-list-row', { hasText: title }).waitFor();
+        const snapshots = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Snapshots' }) });
+        await snapshots.locator('.monaco-list-row', { hasText: /^●/ }).first().waitFor().catch(async () => {
+          await snapshots.locator('.pane-header').click();
+          await snapshots.locator('.monaco-list-row', { hasText: '●' }).first().waitFor();
+        });
       });
 
       await journey.step('the keys are on no disk: not in the user-data folder, not in the data directory', async () => {

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import type { Source } from '../../src/index/sources/sources';
+import type { SnapshotManifest } from '../../src/index/store/snapshot-manifest';
+import { snapshotNodes, sourceNodes } from '../../src/vscode/tree-model';
+
+const t = (m: string, ...args: Array<string | number>) => m.replace(/\{(\d+)\}/g, (_x, i: string) => String(args[Number(i)]));
+const root = path.join(path.sep, 'notes');
+const source = (id: string, dir: string, label: string): Source => ({ id, kind: 'folder', path: path.join(root, dir), label, aliases: [], include: [], exclude: [], include_hidden: false });
+const doc = (id: string, file: string, title: string, blocks: number) => ({ doc_id: id, path: path.join(root, file), title, content_hash: 'h', byte_size: 1, mtime_ms: 0, source_label: 'x', aliases: [], blocks, tokens: blocks * 10, reused: false, segment: 'g1' });
+
+describe('the Sources and Snapshots trees, from application-layer state', () => {
+  it('each source lists its documents (title, blocks) then its failures (stage/code, the reason on hover); a file of one source is not shown under another of a similar name', () => {
+    const active = {
+      documents: [doc('d2', 'bio/b.md', 'Membranes', 4), doc('d1', 'bio/a.md', 'Cells', 7), doc('d3', 'bio-extra/c.md', 'Other', 1)],
+      failed_documents: [{ path: path.join(root, 'bio', 'broken.pdf'), stage: 'parse' as const, code: 'corrupt' as const, message: 'PDF could not be read' }],
+    };
+    const [bio, extra] = sourceNodes([source('s1', 'bio', 'bio'), source('s2', 'bio-extra', 'bio-extra')], active, t);
+    assert.deepEqual([bio!.label, bio!.description, bio!.contextValue], ['bio', '2 documents, 1 failed', 'source']);
+    assert.deepEqual(bio!.children.map((c) => [c.label, c.description, c.contextValue]), [['Cells', '7 blocks', 'document'], ['Membranes', '4 blocks', 'document'], ['broken.pdf', 'failed: parse/corrupt', 'failedDocument']]);
+    assert.match(bio!.children[2]!.tooltip, /PDF could not be read$/);
+    assert.deepEqual(extra!.children.map((c) => c.label), ['Other']);
+    assert.equal(sourceNodes([source('s1', 'bio', 'bio')], null, t)[0]!.description, 'not indexed yet');
+  });
+
+  it('snapshots: the active one is marked, with state, documents, failures and the embedding model', () => {
+    const m = (id: string, state: SnapshotManifest['state'], failed: number, embedding: SnapshotManifest['embedding']) => ({ id, state, created_at: '2026-12-01T10:15:30.000Z', stats: { documents: 40, failed_documents: failed } as SnapshotManifest['stats'], embedding });
+    const [a, b] = snapshotNodes([m('s2', 'ready_partial', 2, { provider: 'none' }), m('s1', 'ready', 0, { provider: 'openai-compatible', family: 'f', model: 'text-embedding-v4', dimensions: 1024 })], 's2', t);
+    assert.deepEqual([a!.label, a!.description, a!.contextValue], ['● 2026-12-01 10:15', 'ready_partial · 40 documents, 2 failed · keyword-only', 'activeSnapshot']);
+    assert.deepEqual([b!.description, b!.contextValue], ['ready · 40 documents · text-embedding-v4', 'snapshot']);
+  });
+});

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import * as vscode from 'vscode';
 import type { BuildJob } from '../app/build-job';
 import { DocQaApp } from '../app/docqa-app';
@@ -6,6 +7,7 @@ import { Redactor } from '../common/redact';
 import { ChatPlaceholder } from './chat-placeholder';
 import { DisposableStore } from './disposable-store';
 import { SECRET_IDS, promptForKey, secretKeys } from './secret-keys';
+import { RebuildScheduler } from './rebuild-scheduler';
 import { type StatusInput, statusView } from './status-model';
 import { TreeViews } from './tree-views';
 
@@ -34,6 +36,9 @@ export class DocQaExtension implements vscode.Disposable {
   private readonly status: vscode.StatusBarItem;
   private build: BuildJob | null = null;
   private readonly trees: TreeViews;
+  private readonly scheduler: RebuildScheduler;
+  private sourceWatchers: vscode.Disposable[] = [];
+  private watchedSources = '';
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -52,6 +57,9 @@ export class DocQaExtension implements vscode.Disposable {
       }),
     );
     this.trees = this.store.add(new TreeViews(this.app));
+    // Edits in the sources rebuild the index incrementally, once a burst of changes has settled.
+    this.scheduler = this.store.add(new RebuildScheduler(() => this.backgroundBuild(), 2000));
+    this.store.add({ dispose: () => this.sourceWatchers.forEach((w) => w.dispose()) });
     this.store.add(vscode.window.registerWebviewViewProvider('docqa.chat', new ChatPlaceholder()));
     // Another window sharing this data directory may build and activate a snapshot: this one follows.
     const watcher = this.store.add(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(context.globalStorageUri, '{active.json,sources.json}')));
@@ -66,9 +74,41 @@ export class DocQaExtension implements vscode.Disposable {
     this.trees.refresh();
     await this.refreshStatus();
     const [chatKey, sources, active] = await Promise.all([this.context.secrets.get(SECRET_IDS.chat), this.app.listSources().catch(() => []), this.app.activeSnapshotId().catch(() => null)]);
+    this.watchSources(sources);
     await vscode.commands.executeCommand('setContext', 'docqa.hasChatKey', Boolean(chatKey));
     await vscode.commands.executeCommand('setContext', 'docqa.hasSources', sources.length > 0);
     await vscode.commands.executeCommand('setContext', 'docqa.hasSnapshot', active !== null);
+  }
+
+  /** One watcher per source (its supported files and its .gitignore files), renewed when the sources change. */
+  private watchSources(sources: ReadonlyArray<{ path: string; kind: 'file' | 'folder' }>): void {
+    const key = sources.map((s) => s.path).join('\n');
+    if (key === this.watchedSources) return;
+    this.watchedSources = key;
+    for (const w of this.sourceWatchers) w.dispose();
+    this.sourceWatchers = sources.map((s) => {
+      const pattern = s.kind === 'folder' ? new vscode.RelativePattern(vscode.Uri.file(s.path), '**/{*.md,*.markdown,*.mdown,*.mkd,*.mdx,*.txt,*.text,*.pdf,.gitignore}') : new vscode.RelativePattern(vscode.Uri.file(path.dirname(s.path)), path.basename(s.path));
+      const w = vscode.workspace.createFileSystemWatcher(pattern);
+      const on = () => this.scheduler.changed();
+      w.onDidChange(on);
+      w.onDidCreate(on);
+      w.onDidDelete(on);
+      return w;
+    });
+  }
+
+  /** A rebuild nobody asked for in words (files changed): the status bar shows it, no notification; only when an index exists. */
+  private async backgroundBuild(): Promise<void> {
+    if (!(await this.app.activeSnapshotId())) return;
+    if (this.build && (this.build.status.state === 'running' || this.build.status.state === 'paused')) return;
+    try {
+      this.build = await this.app.startBuild({ onEvent: () => void this.refreshStatus() });
+      await this.build.done;
+    } catch (err) {
+      this.log.warn(`background rebuild: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      await this.refresh();
+    }
   }
 
   /** A build a reload or a crash interrupted, or one that was paused: offered again, never started unasked. */

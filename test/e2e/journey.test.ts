@@ -201,6 +201,17 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         });
       });
 
+      await journey.step('edit a source file: an incremental rebuild runs by itself and embeds only the new text', async () => {
+        const before = fake.embeddedInputs.length;
+        fs.appendFileSync(file, '\n\n## Vacuoles\n\nThe marker zebrafish-vacuole-42 was added after the first build.\n');
+        await eventually('the edited note to be embedded again', () => fake.embeddedInputs.slice(before).some((t) => t.includes('zebrafish-vacuole-42')), 60_000, 250);
+        const snapshots = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Snapshots' }) });
+        await eventually('a second snapshot in the Snapshots view', async () => (await snapshots.locator('.monaco-list-row').count()) >= 2, 60_000, 250);
+        await statusBarItem(page, 'DocQA: ready').waitFor();
+        const again = fake.embeddedInputs.slice(before);
+        assert.ok(again.every((t) => !t.includes('中国') && !t.includes('张骞')), `only the edited note was embedded again: ${JSON.stringify(again)}`);
+      });
+
       await journey.step('the keys are on no disk: not in the user-data folder, not in the data directory', async () => {
         for (const dir of [profile!.root]) {
           for (const f of fs.readdirSync(dir, { recursive: true }) as string[]) {

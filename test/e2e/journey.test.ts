@@ -15,7 +15,7 @@ import { CodeServer, type Profile, extensionActivations, extensionHostStarted, i
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { activeTab, answerInputBox, clickNotificationButton, closeModalEditor, launchBrowser, listRow, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, statusBarItem, trustWorkspace, webviewFrame } from './lib/workbench';
+import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, closeModalEditor, launchBrowser, listRow, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, statusBarItem, trustWorkspace, webviewFrame } from './lib/workbench';
 
 const INSPECT = 'DocQA: Inspect Document Structure';
 const CHAT_KEY = 'sk-e2e-journey-key-5150';
@@ -174,6 +174,7 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
       });
 
       await journey.step('"DocQA: Test Connection" reports both endpoints OK, with the model and the latency', async () => {
+        await clearNotifications(page);
         await runCommand(page, 'DocQA: Test Connection');
         await notification(page, /DocQA: The chat model \S+ at 127\.0\.0\.1:\d+ answered in \d+ ms\./).waitFor();
         await notification(page, /DocQA: The embedding model fake-embedding at 127\.0\.0\.1:\d+ answered in \d+ ms \(16 dimensions\)\./).waitFor();
@@ -181,6 +182,7 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
       });
 
       await journey.step('add the workspace folder and build: progress, then the status bar reaches ready', async () => {
+        await clearNotifications(page);
         await runCommand(page, 'DocQA: Add All Workspace Folders');
         await clickNotificationButton(page, /DocQA: added workspace\. Build the index now\?/, 'Rebuild Index');
         await notification(page, /DocQA: the index is ready with \d+ documents\./).waitFor({ timeout: 60_000 });

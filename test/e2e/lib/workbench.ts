@@ -207,3 +207,9 @@ export async function answerInputBox(page: Page, title: string, value: string): 
 export function statusBarItem(page: Page, text: string | RegExp): Locator {
   return page.locator('.statusbar-item', { hasText: text });
 }
+
+/** Clears every notification: VS Code shows only a few toasts at once, and a new one waits behind them. */
+export async function clearNotifications(page: Page): Promise<void> {
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  await page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'detached', timeout: 5_000 }).catch(() => undefined);
+}

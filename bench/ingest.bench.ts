@@ -7,7 +7,31 @@ import { createIngestPool } from '../src/index/ingest/ingest-pool';
 import { ingestSources } from '../src/index/ingest/ingest-sources';
 import { addSources } from '../src/index/sources/sources';
 import { DEFAULT_INGEST_OPTIONS } from '../src/index/model';
+import { preparePdfThread } from '../src/index/ingest/ingest-worker';
+import { configuredMarkdownIt } from '../src/index/parse/markdown';
+import { countTokens as libraryCount } from 'gpt-tokenizer';
 import type { BenchRow } from './report';
+
+// This process parses a PDF itself below (one thread), as an ingestion worker does.
+preparePdfThread();
+
+/**
+ * The unavoidable library work of ingesting these files, one thread: markdown-it's block parse (as the
+ * parser configures it) and exact o200k token counting (gpt-tokenizer) of the same text. Ingestion's
+ * target is a ratio to this, not to reading bytes, which no parser and no exact tokenizer can approach.
+ */
+function libraryWork(files: readonly string[]): number {
+  const texts = files.map((f) => fs.readFileSync(f, 'utf8'));
+  const md = configuredMarkdownIt();
+  const t = performance.now();
+  let n = 0;
+  for (const text of texts) {
+    n += md.parse(text, {}).length;
+    n += libraryCount(text);
+  }
+  if (n < 0) throw new Error('unreachable');
+  return (performance.now() - t) / 1000;
+}
 
 const CORPUS = path.join(__dirname, '..', '..', 'shared', 'corpus', 'markdown');
 const FALLBACK = path.join(__dirname, '..', 'test', 'fixtures', 'markdown');
@@ -181,18 +205,24 @@ export async function ingestBench(): Promise<BenchRow[]> {
       await scan();
       let raw = Infinity;
       let rawAsync = Infinity;
+      let library = Infinity;
       let best = { seconds: Infinity, blocks: 0 };
       for (let round = 0; round < 3; round++) {
         raw = Math.min(raw, await rawRead(corpus.files));
         rawAsync = Math.min(rawAsync, await rawRead(corpus.files, true, false));
+        library = Math.min(library, libraryWork(corpus.files));
         const run = await scan();
         if (run.seconds < best.seconds) best = run;
       }
-      rows.push({ name: `ingest.markdown.${FILES}_files.MBps`, value: mb / best.seconds, unit: 'MB/s', floor: mb / raw, ratio: raw / best.seconds, target: '>= 0.25' });
+      // The target (issue 19): at most 2× the library work of the same bytes, and at least 1.6× faster on the
+      // pool than on one thread. The raw-read floor is printed for information.
+      rows.push({ name: `ingest.markdown.${FILES}_files.vs_library_work`, value: mb / best.seconds, unit: 'MB/s', floor: mb / library, ratio: best.seconds / library, target: '<= 2' });
+      rows.push({ name: `ingest.markdown.${FILES}_files.MBps`, value: mb / best.seconds, unit: 'MB/s', floor: mb / raw, ratio: raw / best.seconds });
       rows.push({ name: `ingest.markdown.${FILES}_files.MBps_vs_awaited_reads`, value: mb / best.seconds, unit: 'MB/s', floor: mb / rawAsync, ratio: rawAsync / best.seconds });
       rows.push({ name: `ingest.markdown.${FILES}_files.blocks_per_s`, value: best.blocks / best.seconds, unit: 'blocks/s', floor: null, ratio: null });
       const single = await ingestAll(corpus.files);
       rows.push({ name: `ingest.markdown.${FILES}_files.MBps_one_thread`, value: mb / single.seconds, unit: 'MB/s', floor: mb / raw, ratio: raw / single.seconds });
+      rows.push({ name: `ingest.markdown.${FILES}_files.pool_speedup (${pool.size} workers)`, value: single.seconds / best.seconds, unit: '×', floor: null, ratio: single.seconds / best.seconds, target: '>= 1.6' });
     } finally {
       await pool.close();
       fs.rmSync(store.root, { recursive: true, force: true });

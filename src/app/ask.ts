@@ -61,6 +61,19 @@ export interface AskContext {
   model?: ChatModel;
 }
 
+/** What every traced run of this application takes from its settings and host (a question or an evaluation case). */
+export function runBase(ctx: AskContext) {
+  const { settings } = ctx;
+  return {
+    dir: ctx.dir,
+    chat: settings.chat,
+    budgets: settings.run.budgets,
+    thresholds: { noGain: settings.run.thresholds.no_gain, violations: settings.run.thresholds.violations },
+    appVersion: ctx.appVersion,
+    settingNames: ctx.words.settings,
+  };
+}
+
 /**
  * One question, composed: checks that need no network (the question, the chat key, the snapshot's
  * embedding endpoint and key), the prompt bundle for the language, the active snapshot pinned for the
@@ -81,29 +94,23 @@ export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortS
   try {
     const embedQuery = queryEmbedding(handle.snapshot, settings, embeddingKey, words, true);
     const mode = req.trace ?? settings.trace.mode;
-    let started = false;
     const run = await runTraced({
-      dir: ctx.dir,
+      ...runBase(ctx),
       question: req.question,
       snapshot: handle.snapshot,
       embedQuery,
       model: ctx.model ?? new ChatClient(settings.chat, chatKey ?? ''),
-      chat: settings.chat,
       bundle,
-      budgets: settings.run.budgets,
-      thresholds: { noGain: settings.run.thresholds.no_gain, violations: settings.run.thresholds.violations },
       lang,
-      appVersion: ctx.appVersion,
       mode,
       keepTraces: settings.trace.keep,
       redactor: new Redactor([chatKey, embeddingKey]),
-      settingNames: words.settings,
       signal: o.signal,
+      // The run id comes before the run starts: run_started is the first event a UI hears.
       onRunId: (run_id) => {
-        started = true;
         o.onEvent?.({ type: 'run_started', run_id, snapshot_id: handle.id, lang, prompt_bundle: { id: bundle.id, version: bundle.version, hash: bundle.hash } });
       },
-      onEvent: (e) => started && o.onEvent?.(e),
+      onEvent: o.onEvent,
     });
     return { ...run, snapshot_id: handle.id, lang, trace_mode: mode };
   } finally {

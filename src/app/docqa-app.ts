@@ -9,7 +9,7 @@ import { ingestSources } from '../index/ingest/ingest-sources';
 import type { IngestPool } from '../index/ingest/ingest-pool';
 import { type AddSourceOptions, addSources, loadSources, removeSource } from '../index/sources/sources';
 import { SnapshotLru } from '../index/store/snapshot-lru';
-import { activateSnapshot, deleteSnapshot, listSnapshots, readActiveId } from '../index/store/snapshot-store';
+import { activateSnapshot, deleteSnapshot, listSnapshots, readActiveId, readManifest } from '../index/store/snapshot-store';
 import { runTool } from '../tools/registry';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
 import { type ToolName, type ToolPayload, errorPayload } from '../tools/tool';
@@ -123,6 +123,11 @@ export class DocQaApp {
   }
   activeSnapshotId() {
     return readActiveId(this.dir);
+  }
+  /** The active snapshot's manifest (one file read), or null when none is active. */
+  async activeSnapshot() {
+    const id = await readActiveId(this.dir);
+    return id ? readManifest(this.dir, id) : null;
   }
   activateSnapshot(id: string) {
     return activateSnapshot(this.dir, id);

@@ -9,7 +9,7 @@ import { parseGoldset } from '../eval/goldset';
 import { ChatClient } from '../harness/model-client';
 import { activeBundle, freezeBundle } from '../harness/prompt-store';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
-import { type AskContext, questionLanguage } from './ask';
+import { type AskContext, questionLanguage, runBase } from './ask';
 import { queryEmbedding } from './query-embedding';
 import { runTraced } from './traced-run';
 
@@ -54,21 +54,16 @@ export async function evaluateGoldset(ctx: AskContext, file: string, o: EvalOpti
         const bundle = await freezeBundle(ctx.dir, chosen.id);
         const tools: string[] = [];
         const run = await runTraced({
-          dir: ctx.dir,
+          ...runBase(ctx),
           question: c.question,
           snapshot: handle.snapshot,
           embedQuery,
           model,
-          chat: ctx.settings.chat,
           bundle,
-          budgets: ctx.settings.run.budgets,
-          thresholds: { noGain: ctx.settings.run.thresholds.no_gain, violations: ctx.settings.run.thresholds.violations },
           lang,
-          appVersion: ctx.appVersion,
           mode: ctx.settings.trace.mode,
           keepTraces: Math.max(ctx.settings.trace.keep, cases.length * o.repeat),
           redactor,
-          settingNames: ctx.words.settings,
           signal: o.signal,
           onEvent: (e) => e.type === 'tool_requested' && tools.push(e.tool),
         });

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DataDir } from '../common/data-dir';
 import { UsageError } from '../common/errors';
-import { DEFAULT_RETENTION, type RetentionPolicy } from '../index/store/build-snapshot';
 import { EmbeddingConfig } from '../index/embed/embedding-client';
 import { ChatConfig } from '../harness/model-client';
 import { IngestOptions } from '../index/model';
@@ -32,7 +31,7 @@ const EnvIngest = z.object({
   DOCQA_BLOCK_MIN_TOKENS: intVar('DOCQA_BLOCK_MIN_TOKENS'),
 });
 
-export function ingestOptionsFromEnv(env: NodeJS.ProcessEnv): IngestOptions {
+function ingestOptionsFromEnv(env: NodeJS.ProcessEnv): IngestOptions {
   const e = EnvIngest.safeParse(env);
   if (!e.success) throw new UsageError(e.error.issues[0]!.message);
   const v = e.data;
@@ -51,18 +50,13 @@ export function ingestOptionsFromEnv(env: NodeJS.ProcessEnv): IngestOptions {
   return parsed.data;
 }
 
-export interface EmbeddingSetup {
-  config: EmbeddingConfig;
-  apiKey: string;
-}
-
 /**
  * DOCQA_EMBEDDING_PROVIDER=none is keyword-only; otherwise an OpenAI-compatible endpoint must be named
- * (there is no default embedding provider). The key is read here and handed on, never printed.
+ * (there is no default embedding provider). Its key is the key provider's (keysFromEnv).
  */
-export function embeddingFromEnv(env: NodeJS.ProcessEnv): EmbeddingSetup {
+function embeddingFromEnv(env: NodeJS.ProcessEnv): EmbeddingConfig {
   const provider = (env.DOCQA_EMBEDDING_PROVIDER || 'openai-compatible').trim();
-  if (provider === 'none') return { config: { provider: 'none' }, apiKey: '' };
+  if (provider === 'none') return { provider: 'none' };
   if (provider !== 'openai-compatible') throw new UsageError(`DOCQA_EMBEDDING_PROVIDER must be "openai-compatible" or "none", not "${provider}"`);
   if (!env.DOCQA_EMBEDDING_BASE_URL || !env.DOCQA_EMBEDDING_MODEL) {
     throw new UsageError('set DOCQA_EMBEDDING_BASE_URL and DOCQA_EMBEDDING_MODEL (and DOCQA_EMBEDDING_API_KEY), or DOCQA_EMBEDDING_PROVIDER=none for keyword-only search');
@@ -76,20 +70,20 @@ export function embeddingFromEnv(env: NodeJS.ProcessEnv): EmbeddingSetup {
     dimensions: dims === undefined ? null : Number(dims),
   });
   if (!parsed.success) throw new UsageError(`invalid embedding settings (${parsed.error.issues[0]!.path.join('.')}): ${parsed.error.issues[0]!.message}`);
-  return { config: parsed.data, apiKey: env.DOCQA_EMBEDDING_API_KEY ?? '' };
+  return parsed.data;
 }
 
 /** Snapshot retention from DOCQA_KEEP_SNAPSHOTS (count, default 5) and DOCQA_KEEP_SNAPSHOT_DAYS (age, default none). */
-export function retentionFromEnv(env: NodeJS.ProcessEnv): RetentionPolicy {
+function retentionFromEnv(env: NodeJS.ProcessEnv): AppSettings['retention'] {
   const count = env.DOCQA_KEEP_SNAPSHOTS;
   const days = env.DOCQA_KEEP_SNAPSHOT_DAYS;
   if (count !== undefined && !/^\d+$/.test(count)) throw new UsageError('DOCQA_KEEP_SNAPSHOTS must be a whole number');
   if (days !== undefined && !/^\d+(\.\d+)?$/.test(days)) throw new UsageError('DOCQA_KEEP_SNAPSHOT_DAYS must be a number of days');
-  return { keep: count === undefined ? DEFAULT_RETENTION.keep : Number(count), keepDays: days === undefined ? null : Number(days) };
+  return { keep: count === undefined ? DEFAULT_SETTINGS.retention.keep : Number(count), keep_days: days === undefined ? null : Number(days) };
 }
 
-/** The chat model from DOCQA_CHAT_* (DeepSeek by default); the key is handed on, never printed. */
-export function chatFromEnv(env: NodeJS.ProcessEnv): { config: ChatConfig; apiKey: string } {
+/** The chat model from DOCQA_CHAT_* (DeepSeek by default); its key is the key provider's (keysFromEnv). */
+function chatFromEnv(env: NodeJS.ProcessEnv): ChatConfig {
   const thinking = env.DOCQA_CHAT_THINKING;
   if (thinking !== undefined && thinking !== 'enabled' && thinking !== 'disabled') throw new UsageError('DOCQA_CHAT_THINKING must be "enabled" or "disabled"');
   const parsed = ChatConfig.safeParse({
@@ -98,18 +92,7 @@ export function chatFromEnv(env: NodeJS.ProcessEnv): { config: ChatConfig; apiKe
     thinking,
   });
   if (!parsed.success) throw new UsageError(`invalid chat settings (${parsed.error.issues[0]!.path.join('.')}): ${parsed.error.issues[0]!.message}`);
-  return { config: parsed.data, apiKey: env.DOCQA_CHAT_API_KEY ?? '' };
-}
-
-export const DEFAULT_MAX_QUESTION_CHARS = 4000;
-
-export interface RunSettings {
-  /** Longest question `ask` accepts, in characters (DOCQA_MAX_QUESTION_CHARS, default 4000). */
-  maxQuestionChars: number;
-  budgets: Budgets;
-  thresholds: { noGain: number; violations: number };
-  traceMode: TraceMode;
-  keepTraces: number;
+  return parsed.data;
 }
 
 const RUN_VARS = {
@@ -121,10 +104,11 @@ const RUN_VARS = {
 
 /**
  * Budgets (DOCQA_MAX_CONTEXT_TOKENS 100K, DOCQA_MAX_REQUEST_TOKENS 400K, DOCQA_FINAL_RESERVE_TOKENS 4K,
- * DOCQA_MAX_TOOL_CALLS 8), stopping thresholds (DOCQA_NO_GAIN_THRESHOLD, DOCQA_VIOLATION_THRESHOLD, 2 each)
- * the trace mode (DOCQA_TRACE=metadata|full) and how many traces to keep (DOCQA_KEEP_TRACES, 500).
+ * DOCQA_MAX_TOOL_CALLS 8), stopping thresholds (DOCQA_NO_GAIN_THRESHOLD, DOCQA_VIOLATION_THRESHOLD, 2 each),
+ * the longest question (DOCQA_MAX_QUESTION_CHARS, 4000), the trace mode (DOCQA_TRACE=metadata|full) and
+ * how many traces to keep (DOCQA_KEEP_TRACES, 500).
  */
-export function runSettingsFromEnv(env: NodeJS.ProcessEnv): RunSettings {
+function runSettingsFromEnv(env: NodeJS.ProcessEnv): Pick<AppSettings, 'run' | 'trace'> {
   const whole = (name: string): number | undefined => {
     const v = env[name];
     if (v === undefined || v === '') return undefined;
@@ -135,16 +119,17 @@ export function runSettingsFromEnv(env: NodeJS.ProcessEnv): RunSettings {
   for (const [name, key] of Object.entries(RUN_VARS)) raw[key] = whole(name);
   const budgets = Budgets.safeParse(raw);
   if (!budgets.success) throw new UsageError(`invalid budget (${budgets.error.issues[0]!.path.join('.')}): ${budgets.error.issues[0]!.message}`);
-  const noGain = whole('DOCQA_NO_GAIN_THRESHOLD') ?? 2;
-  const violations = whole('DOCQA_VIOLATION_THRESHOLD') ?? 2;
+  const defaults = DEFAULT_SETTINGS.run;
+  const noGain = whole('DOCQA_NO_GAIN_THRESHOLD') ?? defaults.thresholds.no_gain;
+  const violations = whole('DOCQA_VIOLATION_THRESHOLD') ?? defaults.thresholds.violations;
   if (noGain < 1 || violations < 1) throw new UsageError('DOCQA_NO_GAIN_THRESHOLD and DOCQA_VIOLATION_THRESHOLD must be at least 1');
   const mode = TraceMode.safeParse(env.DOCQA_TRACE || 'metadata');
   if (!mode.success) throw new UsageError(`DOCQA_TRACE must be "metadata" or "full", not "${env.DOCQA_TRACE}"`);
-  const keepTraces = whole('DOCQA_KEEP_TRACES') ?? 500;
-  if (keepTraces < 1) throw new UsageError('DOCQA_KEEP_TRACES must be at least 1');
-  const maxQuestionChars = whole('DOCQA_MAX_QUESTION_CHARS') ?? DEFAULT_MAX_QUESTION_CHARS;
+  const keep = whole('DOCQA_KEEP_TRACES') ?? DEFAULT_SETTINGS.trace.keep;
+  if (keep < 1) throw new UsageError('DOCQA_KEEP_TRACES must be at least 1');
+  const maxQuestionChars = whole('DOCQA_MAX_QUESTION_CHARS') ?? defaults.max_question_chars;
   if (maxQuestionChars < 1) throw new UsageError('DOCQA_MAX_QUESTION_CHARS must be at least 1');
-  return { maxQuestionChars, budgets: budgets.data, thresholds: { noGain, violations }, traceMode: mode.data, keepTraces };
+  return { run: { budgets: budgets.data, thresholds: { no_gain: noGain, violations }, max_question_chars: maxQuestionChars }, trace: { mode: mode.data, keep } };
 }
 
 /** Both API keys from the environment: everything the CLI prints or writes is scrubbed of them. */
@@ -164,24 +149,17 @@ export type SettingsPart = 'ingest' | 'chat' | 'run' | 'embedding' | 'embedding-
 export function settingsFromEnv(env: NodeJS.ProcessEnv, parts: readonly SettingsPart[]): AppSettings {
   const s: AppSettings = structuredClone(DEFAULT_SETTINGS);
   if (parts.includes('ingest')) s.ingest = ingestOptionsFromEnv(env);
-  if (parts.includes('chat')) s.chat = chatFromEnv(env).config;
-  if (parts.includes('run')) {
-    const r = runSettingsFromEnv(env);
-    s.run = { budgets: r.budgets, thresholds: { no_gain: r.thresholds.noGain, violations: r.thresholds.violations }, max_question_chars: r.maxQuestionChars };
-    s.trace = { mode: r.traceMode, keep: r.keepTraces };
-  }
-  if (parts.includes('embedding')) s.embedding = embeddingFromEnv(env).config;
+  if (parts.includes('chat')) s.chat = chatFromEnv(env);
+  if (parts.includes('run')) Object.assign(s, runSettingsFromEnv(env));
+  if (parts.includes('embedding')) s.embedding = embeddingFromEnv(env);
   else if (parts.includes('embedding-if-set')) {
     try {
-      s.embedding = embeddingFromEnv(env).config;
+      s.embedding = embeddingFromEnv(env);
     } catch {
       s.embedding = { provider: 'none' };
     }
   }
-  if (parts.includes('retention')) {
-    const r = retentionFromEnv(env);
-    s.retention = { keep: r.keep, keep_days: r.keepDays };
-  }
+  if (parts.includes('retention')) s.retention = retentionFromEnv(env);
   return s;
 }
 

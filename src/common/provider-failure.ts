@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Redactor } from './redact';
 
 /**
  * A failed call to one of the two cloud services (the chat model, the embedding model), described so a
@@ -90,8 +91,11 @@ export function connectionKind(code: string | null): FailureKind {
   return 'unreachable';
 }
 
+/** The kinds an HTTP error status can be. */
+export type HttpFailureKind = Extract<FailureKind, 'context_length' | 'auth' | 'balance' | 'not_found' | 'rate_limited' | 'server_error' | 'rejected'>;
+
 /** The kind and the advice for an HTTP status (a 400 about context length is told apart by its words). */
-export function httpKind(status: number, message: string): { kind: FailureKind; retryable: boolean } {
+export function httpKind(status: number, message: string): { kind: HttpFailureKind; retryable: boolean } {
   if (status === 400 && /maximum context length|context length|context window|too many tokens/i.test(message)) return { kind: 'context_length', retryable: false };
   if (status === 401 || status === 403) return { kind: 'auth', retryable: false };
   if (status === 402) return { kind: 'balance', retryable: false };
@@ -127,6 +131,41 @@ export function tidyMessage(message: string | null | undefined): string | null {
   const line = message.replace(/\s+/g, ' ').trim();
   if (!line) return null;
   return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
+
+/** The service's own message inside an SDK error (its body's `error.message`, else the SDK's text without the status). */
+export function serviceMessage(err: { error?: unknown; message: string }): string {
+  const e = err.error as { message?: unknown } | undefined;
+  return typeof e?.message === 'string' ? e.message : err.message.replace(/^\d{3}\s*/, '');
+}
+
+/**
+ * One service endpoint as its client sees it: where it is (host and port), which model, and its key,
+ * used only to take it out of whatever the service says back. Both clients describe their failures
+ * through it, so the two read alike.
+ */
+export class ProviderEndpoint {
+  readonly endpoint: string;
+  private readonly redactor: Redactor;
+
+  constructor(
+    readonly provider: Provider,
+    baseUrl: string,
+    readonly model: string,
+    apiKey: string,
+  ) {
+    this.endpoint = endpointOf(baseUrl);
+    this.redactor = new Redactor([apiKey]);
+  }
+
+  redact(text: string): string {
+    return this.redactor.redact(text);
+  }
+
+  /** A failure of one attempt (a client that retries sets `attempts` on what it finally reports). */
+  failure(kind: FailureKind, retryable: boolean, status: number | null = null, network: string | null = null, said: string | null = null): ProviderFailure {
+    return { provider: this.provider, kind, endpoint: this.endpoint, model: this.model, status, network_error: network, provider_message: tidyMessage(said ? this.redact(said) : null), attempts: 1, retryable, action: actionFor(kind) };
+  }
 }
 
 /** The names a host gives its settings, so the advice says exactly what to change. */

@@ -69,7 +69,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       turn?.end();
       turn = null;
       o.signal?.throwIfAborted();
-      let context = loop.frameTokens() + state.historyTokens;
+      const context = loop.frameTokens() + state.historyTokens;
       let cap: number;
       if (!state.finalRound) {
         const d = state.requestBudgetSpent ? ({ kind: 'final_round' } as const) : decideTurn(o.budgets, { used: state.used, context });
@@ -108,7 +108,6 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
         { role: 'system', content: system(state.history.join('\n')) },
         { role: 'user', content: o.question },
       ];
-      context = loop.frameTokens() + state.historyTokens;
       const retryCap = () => {
         const d = state.finalRound ? decideFinal(o.budgets, { used: state.used, context }) : decideTurn(o.budgets, { used: state.used, context });
         return d.kind === 'stop' || d.kind === 'final_round' ? null : d.max_output_tokens;

@@ -1,8 +1,7 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { z } from 'zod';
-import { type FailureKind, type ProviderFailure, actionFor, connectionKind, endpointOf, httpKind, networkErrorCode, tidyMessage } from '../common/provider-failure';
+import { type FailureKind, type ProviderFailure, ProviderEndpoint, connectionKind, httpKind, networkErrorCode, serviceMessage } from '../common/provider-failure';
 import { DocQaError } from '../common/errors';
-import { Redactor } from '../common/redact';
 
 export const DEFAULT_CHAT_BASE_URL = 'https://api.deepseek.com';
 export const DEFAULT_CHAT_MODEL = 'deepseek-v4-flash';
@@ -88,28 +87,11 @@ export class ChatError extends DocQaError {
   }
 }
 
-interface Where {
-  endpoint: string;
-  model: string;
-  redactor: Redactor;
+function chatError(where: ProviderEndpoint, kind: ChatErrorKind, message: string, retryable: boolean, status: number | null = null, network: string | null = null, said: string | null = null, streamed: StreamedPart | null = null): ChatError {
+  return new ChatError(kind, where.redact(message), retryable, status, where.failure(FAILURE_KIND[kind], retryable, status, network, said), streamed);
 }
 
-function failureOf(where: Where, kind: ChatErrorKind, retryable: boolean, status: number | null, network: string | null, said: string | null): ProviderFailure {
-  const k = FAILURE_KIND[kind];
-  return { provider: 'chat', kind: k, endpoint: where.endpoint, model: where.model, status, network_error: network, provider_message: tidyMessage(said ? where.redactor.redact(said) : null), attempts: 1, retryable, action: actionFor(k) };
-}
-
-function chatError(where: Where, kind: ChatErrorKind, message: string, retryable: boolean, status: number | null = null, network: string | null = null, said: string | null = null, streamed: StreamedPart | null = null): ChatError {
-  return new ChatError(kind, where.redactor.redact(message), retryable, status, failureOf(where, kind, retryable, status, network, said), streamed);
-}
-
-/** The service's own message inside an APIError (the SDK prefixes the status). */
-function serviceMessage(err: APIError): string {
-  const e = err.error as { message?: unknown } | undefined;
-  return typeof e?.message === 'string' ? e.message : err.message.replace(/^\d{3}\s*/, '');
-}
-
-function classify(err: unknown, where: Where, streamed: StreamedPart | null): ChatError {
+function classify(err: unknown, where: ProviderEndpoint, streamed: StreamedPart | null): ChatError {
   if (err instanceof ChatError) return err;
   if (err instanceof APIConnectionError) {
     const code = networkErrorCode(err);
@@ -119,9 +101,8 @@ function classify(err: unknown, where: Where, streamed: StreamedPart | null): Ch
   if (err instanceof APIError) {
     const s = err.status ?? 0;
     const said = serviceMessage(err);
-    const { kind: fk, retryable } = httpKind(s, said);
-    const kind: ChatErrorKind = fk === 'context_length' ? 'context_length' : fk === 'auth' ? 'auth' : fk === 'balance' ? 'balance' : fk === 'not_found' ? 'not_found' : fk === 'rate_limited' ? 'rate_limited' : fk === 'server_error' ? 'server_error' : 'rejected';
-    const what: Record<string, string> = {
+    const { kind, retryable } = httpKind(s, said);
+    const what: Record<typeof kind, string> = {
       context_length: `the request is longer than the model's context: ${said}`,
       auth: `chat endpoint rejected the API key (HTTP ${s})`,
       balance: 'chat endpoint refused: insufficient balance (HTTP 402)',
@@ -130,7 +111,7 @@ function classify(err: unknown, where: Where, streamed: StreamedPart | null): Ch
       server_error: `chat endpoint failed (HTTP ${s})`,
       rejected: `chat request rejected (HTTP ${s}): ${said}`,
     };
-    return chatError(where, kind, what[kind]!, retryable, s, null, said, streamed);
+    return chatError(where, kind, what[kind], retryable, s, null, said, streamed);
   }
   return chatError(where, 'bad_response', `chat endpoint sent an unusable answer: ${err instanceof Error ? err.message : String(err)}`, true, null, null, null, streamed);
 }
@@ -151,7 +132,7 @@ export interface CompleteOptions {
  */
 export class ChatClient {
   private readonly client: OpenAI;
-  private readonly where: Where;
+  private readonly where: ProviderEndpoint;
 
   constructor(
     readonly config: ChatConfig,
@@ -159,7 +140,7 @@ export class ChatClient {
   ) {
     // apiKey and baseURL explicit: the SDK must never pick up OPENAI_* variables by itself.
     this.client = new OpenAI({ apiKey: apiKey || 'none', baseURL: config.base_url, maxRetries: 0, timeout: config.total_timeout_ms });
-    this.where = { endpoint: endpointOf(config.base_url), model: config.model, redactor: new Redactor([apiKey]) };
+    this.where = new ProviderEndpoint('chat', config.base_url, config.model, apiKey);
   }
 
   async complete(messages: readonly ChatMessage[], opts: CompleteOptions = {}): Promise<ChatResult> {

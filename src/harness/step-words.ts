@@ -77,7 +77,7 @@ export function outcomeOf(payload: ToolPayload | null, notAdmitted: { reason: st
 
 export type Lang = 'zh' | 'en';
 
-const q = (s: string, _lang: Lang) => `“${s}”`;
+const q = (s: string) => `“${s}”`;
 const title = (s: string, lang: Lang) => (lang === 'zh' ? `《${s}》` : `“${s}”`);
 const lastPart = (p: string) => p.split(PATH_SEPARATOR).pop()!.trim();
 
@@ -103,11 +103,11 @@ export function describeScope(s: StepScope, lang: Lang): string {
       case 'get_outline':
         return `读取${docs}的目录`;
       case 'search_blocks':
-        return `在${docs}中搜索${q(text, lang)}`;
+        return `在${docs}中搜索${q(text)}`;
       case 'list_blocks':
         return s.sections.length === 0 ? `读取${docs}全文` : s.sections.length === 1 ? `读取${docs}的 § ${lastPart(s.sections[0]!)}` : `读取${docs}的 ${s.sections.length} 个章节`;
       case 'scan_term':
-        return `在${docs}中逐字扫描${q(text, lang)}`;
+        return `在${docs}中逐字扫描${q(text)}`;
     }
     return s.tool;
   }
@@ -117,11 +117,11 @@ export function describeScope(s: StepScope, lang: Lang): string {
     case 'get_outline':
       return `Reading the outline of ${docs}`;
     case 'search_blocks':
-      return `Searching ${docs} for ${q(text, lang)}`;
+      return `Searching ${docs} for ${q(text)}`;
     case 'list_blocks':
       return s.sections.length === 0 ? `Reading all of ${docs}` : s.sections.length === 1 ? `Reading § ${lastPart(s.sections[0]!)} of ${docs}` : `Reading ${s.sections.length} sections of ${docs}`;
     case 'scan_term':
-      return `Scanning ${docs} for ${q(text, lang)}`;
+      return `Scanning ${docs} for ${q(text)}`;
   }
   return s.tool;
 }

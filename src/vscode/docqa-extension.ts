@@ -39,6 +39,8 @@ export class DocQaExtension implements vscode.Disposable {
   private readonly scheduler: RebuildScheduler;
   private sourceWatchers: vscode.Disposable[] = [];
   private watchedSources = '';
+  /** The active snapshot as the status bar shows it, read on refresh (never on a build's progress events). */
+  private active: StatusInput['snapshot'] = null;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -72,8 +74,16 @@ export class DocQaExtension implements vscode.Disposable {
   /** Views, status bar and welcome conditions, from the data directory as it is now. */
   async refresh(): Promise<void> {
     this.trees.refresh();
-    await this.refreshStatus();
-    const [chatKey, sources, active] = await Promise.all([this.context.secrets.get(SECRET_IDS.chat), this.app.listSources().catch(() => []), this.app.activeSnapshotId().catch(() => null)]);
+    const [chatKey, sources, active] = await Promise.all([
+      this.context.secrets.get(SECRET_IDS.chat),
+      this.app.listSources().catch(() => []),
+      this.app.activeSnapshot().catch((err: unknown) => {
+        this.log.warn(`status: ${err instanceof Error ? err.message : String(err)}`);
+        return null;
+      }),
+    ]);
+    this.active = active ? { state: active.state, failed: active.stats.failed_documents, keywordOnly: active.embedding.provider === 'none' } : null;
+    this.renderStatus();
     this.watchSources(sources);
     await vscode.commands.executeCommand('setContext', 'docqa.hasChatKey', Boolean(chatKey));
     await vscode.commands.executeCommand('setContext', 'docqa.hasSources', sources.length > 0);
@@ -102,7 +112,7 @@ export class DocQaExtension implements vscode.Disposable {
     if (!(await this.app.activeSnapshotId())) return;
     if (this.build && (this.build.status.state === 'running' || this.build.status.state === 'paused')) return;
     try {
-      this.build = await this.app.startBuild({ onEvent: () => void this.refreshStatus() });
+      this.build = await this.app.startBuild({ onEvent: () => this.renderStatus() });
       await this.build.done;
     } catch (err) {
       this.log.warn(`background rebuild: ${err instanceof Error ? err.message : String(err)}`);
@@ -192,9 +202,7 @@ export class DocQaExtension implements vscode.Disposable {
 
   /** The active snapshot's failed documents, each with its stage, code and reason; picking one opens it. */
   private async showFailedDocuments(): Promise<void> {
-    const id = await this.app.activeSnapshotId();
-    const m = id ? (await this.app.listSnapshots()).find((s) => s.id === id) : undefined;
-    const failed = m?.failed_documents ?? [];
+    const failed = (await this.app.activeSnapshot())?.failed_documents ?? [];
     if (!failed.length) {
       void vscode.window.showInformationMessage(t('DocQA: no document failed in the active index.'));
       return;
@@ -243,14 +251,14 @@ export class DocQaExtension implements vscode.Disposable {
   }
 
   /** A build in the background: cancellable progress, pause and resume from the palette, the status bar kept current. */
-  async rebuild(paused = false): Promise<void> {
+  async rebuild(): Promise<void> {
     if (this.build && (this.build.status.state === 'running' || this.build.status.state === 'paused')) {
       void vscode.window.showInformationMessage(t('DocQA: a build is already running.'));
       return;
     }
     let job: BuildJob;
     try {
-      job = await this.app.startBuild({ paused, onEvent: () => void this.refreshStatus() });
+      job = await this.app.startBuild({ onEvent: () => this.renderStatus() });
     } catch (err) {
       void vscode.window.showErrorMessage(`DocQA: ${err instanceof Error ? err.message : String(err)}`);
       return;
@@ -282,18 +290,11 @@ export class DocQaExtension implements vscode.Disposable {
     });
   }
 
-  async refreshStatus(): Promise<void> {
-    const input: StatusInput = { snapshot: null, build: null };
+  /** The status bar from what is known now: the build's own status, the active snapshot read at the last refresh. */
+  private renderStatus(): void {
     const b = this.build?.status;
-    if (b && (b.state === 'running' || b.state === 'paused')) input.build = { state: b.state, phase: b.phase, done: b.done, total: b.total };
-    try {
-      const id = await this.app.activeSnapshotId();
-      const m = id ? (await this.app.listSnapshots()).find((s) => s.id === id) : undefined;
-      if (m) input.snapshot = { state: m.state, failed: m.stats.failed_documents, keywordOnly: m.embedding.provider === 'none' };
-    } catch (err) {
-      this.log.warn(`status: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    const view = statusView(input, t);
+    const build = b && (b.state === 'running' || b.state === 'paused') ? { state: b.state, phase: b.phase, done: b.done, total: b.total } : null;
+    const view = statusView({ snapshot: this.active, build }, t);
     this.status.text = view.text;
     this.status.tooltip = view.tooltip;
   }

@@ -49,11 +49,7 @@ export class TreeViews implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(app: DocQaApp) {
-    const active = async () => {
-      const id = await app.activeSnapshotId();
-      return id ? ((await app.listSnapshots()).find((s) => s.id === id) ?? null) : null;
-    };
-    this.sources = new NodeTree(async () => sourceNodes(await app.listSources(), await active(), t));
+    this.sources = new NodeTree(async () => sourceNodes(await app.listSources(), await app.activeSnapshot(), t));
     this.snapshots = new NodeTree(async () => snapshotNodes(await app.listSnapshots(), await app.activeSnapshotId(), t));
     this.disposables.push(this.sources, this.snapshots, vscode.window.registerTreeDataProvider('docqa.sources', this.sources), vscode.window.registerTreeDataProvider('docqa.snapshots', this.snapshots));
   }

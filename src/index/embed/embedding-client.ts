@@ -1,7 +1,6 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { z } from 'zod';
-import { type FailureKind, type ProviderFailure, actionFor, connectionKind, endpointOf, httpKind, networkErrorCode, tidyMessage } from '../../common/provider-failure';
-import { Redactor } from '../../common/redact';
+import { type FailureKind, type ProviderFailure, ProviderEndpoint, connectionKind, httpKind, networkErrorCode, serviceMessage } from '../../common/provider-failure';
 import { DocQaError, errorMessage } from '../../common/errors';
 import { countTokens } from '../../common/tokenizer';
 
@@ -37,26 +36,8 @@ export class EmbeddingError extends DocQaError {
   }
 }
 
-interface Where {
-  endpoint: string;
-  model: string;
-  redactor: Redactor;
-}
-
-function embeddingError(where: Where, kind: FailureKind, message: string, retryable: boolean, status: number | null, network: string | null = null, said: string | null = null): EmbeddingError {
-  const failure: ProviderFailure = {
-    provider: 'embedding',
-    kind,
-    endpoint: where.endpoint,
-    model: where.model,
-    status,
-    network_error: network,
-    provider_message: tidyMessage(said ? where.redactor.redact(said) : null),
-    attempts: 1,
-    retryable,
-    action: actionFor(kind),
-  };
-  return new EmbeddingError(where.redactor.redact(message), retryable, status, failure);
+function embeddingError(where: ProviderEndpoint, kind: FailureKind, message: string, retryable: boolean, status: number | null, network: string | null = null, said: string | null = null): EmbeddingError {
+  return new EmbeddingError(where.redact(message), retryable, status, where.failure(kind, retryable, status, network, said));
 }
 
 /** The same error after `attempts` tries (the failure says how many were made). */
@@ -115,7 +96,7 @@ function retryAfterMs(err: unknown): number | null {
 }
 
 /** Classifies a failed attempt: transient failures get one retry, the rest fail at once. */
-function classify(err: unknown, where: Where): EmbeddingError {
+function classify(err: unknown, where: ProviderEndpoint): EmbeddingError {
   if (err instanceof EmbeddingError) return err;
   if (err instanceof APIConnectionError) {
     const code = networkErrorCode(err);
@@ -124,8 +105,7 @@ function classify(err: unknown, where: Where): EmbeddingError {
   }
   if (err instanceof APIError) {
     const s = err.status ?? 0;
-    const said = (err.error as { message?: unknown } | undefined)?.message;
-    const text = typeof said === 'string' ? said : err.message;
+    const text = serviceMessage(err);
     const { kind, retryable } = httpKind(s, text);
     const what: Partial<Record<FailureKind, string>> = {
       auth: `embedding endpoint rejected the API key (HTTP ${s})`,
@@ -148,7 +128,7 @@ function classify(err: unknown, where: Where): EmbeddingError {
  */
 export class EmbeddingClient {
   private readonly client: OpenAI;
-  private readonly where: Where;
+  private readonly where: ProviderEndpoint;
 
   constructor(
     readonly config: RemoteEmbeddingConfig,
@@ -156,7 +136,7 @@ export class EmbeddingClient {
   ) {
     // apiKey and baseURL explicit: the SDK must never pick up OPENAI_* variables by itself.
     this.client = new OpenAI({ apiKey: apiKey || 'none', baseURL: config.base_url, maxRetries: 0, timeout: config.timeout_ms });
-    this.where = { endpoint: endpointOf(config.base_url), model: config.model, redactor: new Redactor([apiKey]) };
+    this.where = new ProviderEndpoint('embedding', config.base_url, config.model, apiKey);
   }
 
   async embed(texts: readonly string[], signal?: AbortSignal): Promise<EmbedResult> {

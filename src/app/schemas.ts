@@ -11,3 +11,4 @@ export { AgentEvent, AgentResult, BlockBrief, Citation, Counts, Ledger, Release,
 export { ProgressSnapshot } from '../harness/progress-snapshot';
 export { StepOutcome, StepScope } from '../harness/step-words';
 export { ProviderFailure } from '../common/provider-failure';
+export { Conversation, ConversationSummary, ConversationTurn, TurnState, TurnStep } from './conversations/conversation';

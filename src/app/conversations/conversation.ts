@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { AgentResult, BlockBrief } from '../../harness/agent-result';
+import { StepOutcome, StepScope } from '../../harness/step-words';
+
+/**
+ * A chat conversation as it is kept on disk (one file per conversation, per workspace) and as a chat
+ * view restores it: each question with the steps it took, its released answer and result, and its run
+ * id (which opens its trace). Follow-up questions get the earlier questions and answers — never their
+ * evidence — as context.
+ */
+export const CONVERSATION_FORMAT_VERSION = 1;
+
+/** One tool call of a turn, as the step list shows it: what it looked at and what came back. */
+export const TurnStep = z.object({
+  tool_call_id: z.string(),
+  tool: z.string(),
+  scope: StepScope,
+  /** null while the call runs (or when the run ended before its result). */
+  outcome: StepOutcome.nullable(),
+  blocks: z.array(BlockBrief),
+});
+export type TurnStep = z.infer<typeof TurnStep>;
+
+export const TurnState = z.enum(['running', 'done', 'error', 'interrupted']);
+export type TurnState = z.infer<typeof TurnState>;
+
+export const ConversationTurn = z.object({
+  /** Unique within the conversation; stable (the chat view keys on it). */
+  turn_id: z.string(),
+  question: z.string(),
+  lang: z.enum(['zh', 'en']),
+  asked_at: z.string(),
+  /** running: the run has not ended (a window that finds it so after a crash marks it interrupted). */
+  state: TurnState,
+  run_id: z.string().nullable(),
+  snapshot_id: z.string().nullable(),
+  prompt_bundle: z.object({ id: z.string(), version: z.string(), hash: z.string() }).nullable(),
+  steps: z.array(TurnStep),
+  /** The released result (answer with verified citations, release, ledger, progress); null until it ends. */
+  result: AgentResult.nullable(),
+  /** Why no run took place or it broke off (a usage error, no snapshot…): code and message. */
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+});
+export type ConversationTurn = z.infer<typeof ConversationTurn>;
+
+export const Conversation = z.object({
+  formatVersion: z.literal(CONVERSATION_FORMAT_VERSION),
+  id: z.string(),
+  /** The workspace this conversation belongs to (a key the host derives from its folders). */
+  workspace: z.string(),
+  title: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  turns: z.array(ConversationTurn),
+});
+export type Conversation = z.infer<typeof Conversation>;
+
+/** A conversation in a list: enough to show and pick it. */
+export const ConversationSummary = z.object({ id: z.string(), title: z.string(), updated_at: z.string(), turns: z.number().int() });
+export type ConversationSummary = z.infer<typeof ConversationSummary>;

@@ -10,6 +10,7 @@ import { processAlive } from '../common/process-alive';
 import { isLoopback } from '../common/provider-failure';
 import type { IngestPool } from '../index/ingest/ingest-pool';
 import { PauseGate } from '../index/ingest/pause-gate';
+import type { EgressPlan } from '../index/store/egress-consent';
 import { type BuildProgress, type BuildResult, buildSnapshot } from '../index/store/build-snapshot';
 import type { AppSettings, Clock, HostWords } from './settings';
 
@@ -78,6 +79,7 @@ export interface BuildJobOptions {
   /** Start paused (a build that was paused before a restart). */
   paused?: boolean;
   onEvent?: (e: BuildEvent) => void;
+  confirmEgress: (plan: EgressPlan) => Promise<boolean>;
 }
 
 /**
@@ -159,6 +161,7 @@ export class BuildJob {
         pool: o.pool,
         retention: { keep: o.settings.retention.keep, keepDays: o.settings.retention.keep_days },
         onProgress: (p) => this.progress(p),
+        confirmEgress: o.confirmEgress,
       });
       const m = r.manifest;
       this.current = { ...this.current, state: 'done', eta_ms: 0 };

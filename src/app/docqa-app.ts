@@ -9,6 +9,7 @@ import { ingestSources } from '../index/ingest/ingest-sources';
 import type { IngestPool } from '../index/ingest/ingest-pool';
 import { type AddSourceOptions, addSources, loadSources, removeSource } from '../index/sources/sources';
 import { SnapshotLru } from '../index/store/snapshot-lru';
+import type { EgressPlan } from '../index/store/egress-consent';
 import { activateSnapshot, deleteSnapshot, listSnapshots, readActiveId, readManifest } from '../index/store/snapshot-store';
 import { runTool } from '../tools/registry';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
@@ -98,9 +99,13 @@ export class DocQaApp {
 
   // Builds
   /** Starts a build in the background (one per app at a time; another process holding the data directory's build lock makes this one wait). */
-  async startBuild(o: { onEvent?: (e: BuildEvent) => void; paused?: boolean } = {}): Promise<BuildJob> {
+  /**
+   * `confirmEgress` is asked before a source's text goes to an embedding host for the first time (files,
+   * blocks, tokens, host, what was skipped); every host must decide how it asks.
+   */
+  async startBuild(o: { onEvent?: (e: BuildEvent) => void; paused?: boolean; confirmEgress: (plan: EgressPlan) => Promise<boolean> }): Promise<BuildJob> {
     if (this.build && (this.build.status.state === 'running' || this.build.status.state === 'paused')) throw new DocQaError('build_running', 'a build is already running in this window; pause, resume or cancel it');
-    const job = new BuildJob({ dir: this.dir, settings: this.settingsNow, embeddingKey: await this.o.keys.embedding(), words: this.words, clock: this.clock, pool: this.o.pool, paused: o.paused, onEvent: o.onEvent });
+    const job = new BuildJob({ dir: this.dir, settings: this.settingsNow, embeddingKey: await this.o.keys.embedding(), words: this.words, clock: this.clock, pool: this.o.pool, paused: o.paused, onEvent: o.onEvent, confirmEgress: o.confirmEgress });
     this.build = job;
     this.log.info(`build ${job.id} started`);
     job.done.then(

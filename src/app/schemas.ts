@@ -12,3 +12,4 @@ export { ProgressSnapshot } from '../harness/progress-snapshot';
 export { StepOutcome, StepScope } from '../harness/step-words';
 export { ProviderFailure } from '../common/provider-failure';
 export { Conversation, ConversationSummary, ConversationTurn, TurnState, TurnStep } from './conversations/conversation';
+export { SkippedEntry } from '../index/sources/secret-files';

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import { DocQaError } from '../common/errors';
+import { egressSummary } from '../app/egress-words';
+import { DocQaError, UsageError } from '../common/errors';
+import type { EgressPlan } from '../index/store/egress-consent';
 import type { CommandContext } from './command-context';
 
 export function registerIndexCommands(program: Command, { io, json, app }: CommandContext): void {
@@ -7,8 +9,20 @@ export function registerIndexCommands(program: Command, { io, json, app }: Comma
     .command('index')
     .description('build a snapshot from the sources and activate it when usable')
     .option('--json', 'print JSON')
-    .action(async (o: { json?: boolean }) => {
+    .option('--yes', 'agree to send new sources to the embedding host without asking')
+    .action(async (o: { json?: boolean; yes?: boolean }) => {
       let shown = '';
+      let unasked: EgressPlan | null = null;
+      const confirmEgress = async (plan: EgressPlan): Promise<boolean> => {
+        if (o.yes) return true;
+        if (!io.confirm) {
+          unasked = plan;
+          return false;
+        }
+        if (shown) io.stderr('\r\x1b[K');
+        io.stderr(`${egressSummary(plan).join('\n')}\n`);
+        return io.confirm('Send them?');
+      };
       const job = await app(['ingest', 'embedding', 'retention']).startBuild({
         onEvent: io.interactive
           ? (e) => {
@@ -17,8 +31,14 @@ export function registerIndexCommands(program: Command, { io, json, app }: Comma
               if (line !== shown) io.stderr(`\r\x1b[K${(shown = line)}`);
             }
           : undefined,
+        confirmEgress,
       });
-      const r = await job.done;
+      const r = await job.done.catch((err: unknown) => {
+        if (unasked && err instanceof DocQaError && err.code === 'egress_declined') {
+          throw new UsageError(`${egressSummary(unasked).join('\n')}\nNothing was sent. Run \`docqa index --yes\` to agree, or set DOCQA_EMBEDDING_PROVIDER=none for keyword-only search.`);
+        }
+        throw err;
+      });
       if (shown) io.stderr('\r\x1b[K');
       if (!r) throw new DocQaError('build_cancelled', 'the build was cancelled; the previous snapshot stays active');
       const { manifest: m, activated } = r;

@@ -1,3 +1,4 @@
+import readline from 'node:readline/promises';
 import { Command, CommanderError } from 'commander';
 import { DocQaApp } from '../app/docqa-app';
 import { DocQaError, UsageError, errorMessage } from '../common/errors';
@@ -17,6 +18,17 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** stderr is a terminal: long commands may show progress there (never in pipes or tests). */
   interactive?: boolean;
+  /** Asks a yes/no question on the terminal; absent when stdin is not one (then nothing is asked). */
+  confirm?: (question: string) => Promise<boolean>;
+}
+
+async function askOnTerminal(question: string): Promise<boolean> {
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
 }
 
 /**
@@ -87,6 +99,7 @@ if (require.main === module) {
     stderr: (s) => process.stderr.write(s),
     env: process.env,
     interactive: process.stderr.isTTY === true,
+    confirm: process.stdin.isTTY && process.stderr.isTTY ? askOnTerminal : undefined,
   }).then((code) => {
     process.exitCode = process.exitCode || code;
   });

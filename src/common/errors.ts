@@ -22,6 +22,7 @@ export const INGEST_ERROR_CODES = [
   'internal',
   'upstream_unavailable',
   'symlink_loop',
+  'secret_content',
 ] as const;
 export type IngestErrorCode = (typeof INGEST_ERROR_CODES)[number];
 

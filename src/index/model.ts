@@ -87,6 +87,11 @@ export const IngestOptions = z.object({
   chunking: ChunkingParams.default({ target_tokens: 256, max_tokens: 512, min_tokens: 48 }),
   /** Files larger than this fail with `too_large` before they are read. */
   max_file_bytes: z.number().int().min(1).default(64 * 1024 * 1024),
+  /**
+   * Globs for every source (the host's settings): `include` applies to a source that has none of its
+   * own; `exclude` adds to each source's own.
+   */
+  globs: z.object({ include: z.array(z.string().min(1)).default([]), exclude: z.array(z.string().min(1)).default([]) }).default({ include: [], exclude: [] }),
 });
 export type IngestOptions = z.infer<typeof IngestOptions>;
 export const DEFAULT_INGEST_OPTIONS: IngestOptions = IngestOptions.parse({});

@@ -4,7 +4,9 @@ import type { BuildJob } from '../app/build-job';
 import { DocQaApp } from '../app/docqa-app';
 import type { AppSettings, HostWords, Logger } from '../app/settings';
 import { Redactor } from '../common/redact';
+import type { EgressPlan } from '../index/store/egress-consent';
 import { ChatPlaceholder } from './chat-placeholder';
+import { egressPrompt } from './egress-model';
 import { DisposableStore } from './disposable-store';
 import { SECRET_IDS, promptForKey, secretKeys } from './secret-keys';
 import { RebuildScheduler } from './rebuild-scheduler';
@@ -22,6 +24,8 @@ export const VSCODE_WORDS: HostWords = {
   addSourceCommand: '“DocQA: Add Folder to Sources”',
 };
 
+/** workspaceState: the person agreed to index this workspace while it is untrusted. */
+const INDEX_UNTRUSTED_KEY = 'docqa.indexUntrustedWorkspace';
 const t = (message: string, ...args: Array<string | number>) => vscode.l10n.t(message, ...args);
 
 /**
@@ -112,7 +116,14 @@ export class DocQaExtension implements vscode.Disposable {
     if (!(await this.app.activeSnapshotId())) return;
     if (this.build && (this.build.status.state === 'running' || this.build.status.state === 'paused')) return;
     try {
-      this.build = await this.app.startBuild({ onEvent: () => this.renderStatus() });
+      // Nobody asked for this build: a source never sent before is not sent now; the person is told instead.
+      const confirmEgress = async () => {
+        void vscode.window.showInformationMessage(t('DocQA: new sources have not been indexed yet; rebuild the index to review what will be sent.'), t('Rebuild Index')).then((pick) => {
+          if (pick) void this.rebuild();
+        });
+        return false;
+      };
+      this.build = await this.app.startBuild({ onEvent: () => this.renderStatus(), confirmEgress });
       await this.build.done;
     } catch (err) {
       this.log.warn(`background rebuild: ${err instanceof Error ? err.message : String(err)}`);
@@ -242,12 +253,30 @@ export class DocQaExtension implements vscode.Disposable {
   private async addSources(uris: readonly vscode.Uri[] | undefined, folders: boolean): Promise<void> {
     const chosen = uris ?? (await vscode.window.showOpenDialog({ canSelectFiles: !folders, canSelectFolders: folders, canSelectMany: true, openLabel: t('Add to DocQA Sources') }));
     if (!chosen?.length) return;
-    const out = await this.app.addSources(chosen.filter((u) => u.scheme === 'file').map((u) => u.fsPath));
+    const paths = chosen.filter((u) => u.scheme === 'file').map((u) => u.fsPath);
+    if (!(await this.mayIndex(paths))) return;
+    const out = await this.app.addSources(paths);
     const added = out.filter((o) => o.status === 'added').map((o) => o.source.label);
     this.log.info(`sources added: ${added.join(', ') || '(none new)'}`);
     await this.refresh();
     const pick = await vscode.window.showInformationMessage(added.length ? t('DocQA: added {0}. Build the index now?', added.join(', ')) : t('DocQA: these sources were already added.'), t('Rebuild Index'));
     if (pick) await this.rebuild();
+  }
+
+  /**
+   * Restricted Mode: nothing of an untrusted workspace is indexed unless the person says so, once per
+   * workspace (paths outside its folders are theirs to choose as always).
+   */
+  private async mayIndex(paths: readonly string[]): Promise<boolean> {
+    if (vscode.workspace.isTrusted || this.context.workspaceState.get<boolean>(INDEX_UNTRUSTED_KEY)) return true;
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const inside = paths.some((p) => folders.some((f) => p === f || p.startsWith(f.endsWith(path.sep) ? f : f + path.sep)));
+    if (!inside) return true;
+    const index = t('Index Anyway');
+    const pick = await vscode.window.showWarningMessage(t('DocQA: this workspace is in Restricted Mode. Index its files anyway?'), { modal: true, detail: t('Their text is read and may be sent to your embedding service. Trusting the workspace also allows it.') }, index);
+    if (pick !== index) return false;
+    await this.context.workspaceState.update(INDEX_UNTRUSTED_KEY, true);
+    return true;
   }
 
   /** A build in the background: cancellable progress, pause and resume from the palette, the status bar kept current. */
@@ -258,7 +287,7 @@ export class DocQaExtension implements vscode.Disposable {
     }
     let job: BuildJob;
     try {
-      job = await this.app.startBuild({ onEvent: () => this.renderStatus() });
+      job = await this.app.startBuild({ onEvent: () => this.renderStatus(), confirmEgress: (plan) => this.confirmEgress(plan) });
     } catch (err) {
       void vscode.window.showErrorMessage(`DocQA: ${err instanceof Error ? err.message : String(err)}`);
       return;
@@ -288,6 +317,13 @@ export class DocQaExtension implements vscode.Disposable {
         await this.refresh();
       }
     });
+  }
+
+  /** Before a source's text first goes to an embedding host: what, how much, where, and what was skipped. */
+  private async confirmEgress(plan: EgressPlan): Promise<boolean> {
+    const { message, detail } = egressPrompt(plan, t);
+    const send = t('Send and Build');
+    return (await vscode.window.showWarningMessage(message, { modal: true, detail }, send)) === send;
   }
 
   /** The status bar from what is known now: the build's own status, the active snapshot read at the last refresh. */

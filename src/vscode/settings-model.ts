@@ -229,7 +229,9 @@ export function settingsFromConfiguration(read: ConfigurationReader): SettingsRe
   // In the order of the settings editor, not of the schema.
   const rank = (key: string) => SETTING_SPECS.findIndex((s) => s.key === key);
   problems.sort((a, b) => rank(a.key) - rank(b.key));
-  return { settings: settings ?? DEFAULT_SETTINGS, sources: globsFromConfiguration(read, report), problems };
+  const sources = globsFromConfiguration(read, report);
+  const usable = settings ?? DEFAULT_SETTINGS;
+  return { settings: { ...usable, ingest: { ...usable.ingest, globs: { include: [...sources.include], exclude: [...sources.exclude] } } }, sources, problems };
 }
 
 const Globs = z.array(z.string().min(1));

@@ -11,11 +11,11 @@ import type { Browser, Page } from 'playwright-core';
 import { ingestFile } from '../../src/index/ingest/ingest-file';
 import { DEFAULT_INGEST_OPTIONS, type Document } from '../../src/index/model';
 import { FakeOpenAIServer } from '../fakes/openai-server';
-import { CodeServer, type Profile, extensionActivations, extensionHostStarted, installExtension, listExtensions, makeProfile, removeProfile } from './lib/code-server';
+import { CodeServer, dataDirOf, type Profile, extensionActivations, extensionHostStarted, installExtension, listExtensions, makeProfile, removeProfile } from './lib/code-server';
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, closeModalEditor, launchBrowser, listRow, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, statusBarItem, trustWorkspace, webviewFrame } from './lib/workbench';
+import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, closeModalEditor, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, statusBarItem, trustWorkspace, webviewFrame } from './lib/workbench';
 
 const INSPECT = 'DocQA: Inspect Document Structure';
 const CHAT_KEY = 'sk-e2e-journey-key-5150';
@@ -36,12 +36,19 @@ const SETTINGS = {
   'git.enabled': false,
 };
 
+const PLANTED_KEY = 'AKIAIOSFODNN7EXAMPLE';
+
 /** A workspace made of copies of the Markdown fixtures (the top-level ones). */
 function makeWorkspace(profile: Profile): string {
   const dir = path.join(profile.root, 'workspace');
   fs.mkdirSync(dir);
   const source = path.join(ROOT, 'test', 'fixtures', 'markdown');
   for (const name of fs.readdirSync(source).filter((n) => n.endsWith('.md'))) fs.copyFileSync(path.join(source, name), path.join(dir, name));
+  // A secret-looking file next to the notes: listed as skipped, never read, never sent.
+  fs.writeFileSync(path.join(dir, '.env'), `AWS_ACCESS_KEY_ID=${PLANTED_KEY}\n`);
+  // A workspace trying to send the keys elsewhere: endpoint settings are user settings only, so this is ignored.
+  fs.mkdirSync(path.join(dir, '.vscode'));
+  fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({ 'docqa.chat.baseUrl': 'http://127.0.0.1:9/v1', 'docqa.embedding.baseUrl': 'http://127.0.0.1:9/v1' }));
   return dir;
 }
 
@@ -103,17 +110,19 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         return p;
       });
 
-      await journey.step('in Restricted Mode the extension is disabled: the palette offers no DocQA command', async () => {
-        // package.json declares no `capabilities.untrustedWorkspaces`, so VS Code keeps the extension off here.
-        assert.equal(await paletteOffers(page, INSPECT), false, `"${INSPECT}" is offered in Restricted Mode`);
-      });
-
       const activated = () => extensionActivations(profile!).filter((a) => a.id === extensionId);
-      await journey.step('trust the folder: the command is offered, and the extension is not activated before it is run', async () => {
-        await trustWorkspace(page);
+      await journey.step('in Restricted Mode DocQA is offered (limited) but indexes nothing of the workspace without consent; it activated only when its command ran', async () => {
         await eventually(`"${INSPECT}" in the palette`, () => paletteOffers(page, INSPECT), 15_000, 500);
         assert.deepEqual(activated(), [], 'DocQA activated before its command ran (activationEvents should stay empty)');
+        await runCommand(page, 'DocQA: Add All Workspace Folders');
+        const dialog = await modalDialog(page, 'DocQA: this workspace is in Restricted Mode. Index its files anyway?');
+        await dialog.locator('.monaco-button', { hasText: 'Cancel' }).click();
+        await dialog.waitFor({ state: 'detached' });
+        await eventually('DocQA to activate', () => activated().length > 0, 15_000, 250);
+        assert.equal(fs.existsSync(path.join(dataDirOf(profile!, extensionId), 'sources.json')), false, 'no source was added');
       });
+
+      await journey.step('trust the folder: the Restricted Mode indicator goes away', () => trustWorkspace(page));
 
       await journey.step(`open ${FILE}`, () => openFile(page, FILE));
 
@@ -129,8 +138,8 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         return outcome.document;
       });
 
-      await journey.step('the extension was activated by its command, and Developer: Show Running Extensions lists it', async () => {
-        assert.deepEqual(activated(), [{ id: extensionId, startup: false, event: 'onCommand:docqa.inspectDocument' }]);
+      await journey.step('the extension was activated once, by its first command, and Developer: Show Running Extensions lists it', async () => {
+        assert.deepEqual(activated(), [{ id: extensionId, startup: false, event: 'onCommand:docqa.addWorkspaceFolders' }]);
         await runCommand(page, 'Developer: Show Running Extensions');
         const row = await listRow(page, page.locator('.runtime-extensions-editor'), manifest.name);
         // The manifest names it through package.nls.json, as VS Code shows it.
@@ -181,13 +190,19 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         assert.ok(fake.requests.every((r) => r.authorized), 'the key from SecretStorage was sent');
       });
 
-      await journey.step('add the workspace folder and build: progress, then the status bar reaches ready', async () => {
+      await journey.step('add the workspace folder and build: the egress confirmation says what goes where and lists the skipped .env; progress, then ready', async () => {
         await clearNotifications(page);
+        const mark = fake.requests.length;
         await runCommand(page, 'DocQA: Add All Workspace Folders');
         await clickNotificationButton(page, /DocQA: added workspace\. Build the index now\?/, 'Rebuild Index');
+        const dialog = await modalDialog(page, /DocQA: send \d+ files \(\d+ blocks, about [\d,]+ tokens at most\) of “workspace” to 127\.0\.0\.1:\d+ to be embedded\?/);
+        assert.match(await dialog.innerText(), /Not read and not sent \(1\):\s*• .*\.env \(looks like a secret\)/);
+        assert.deepEqual(fake.requests.slice(mark), [], 'nothing is sent before the answer');
+        await dialog.locator('.monaco-button', { hasText: 'Send and Build' }).click();
         await notification(page, /DocQA: the index is ready with \d+ documents\./).waitFor({ timeout: 60_000 });
         await statusBarItem(page, 'DocQA: ready').waitFor();
         assert.ok(fake.requests.some((r) => r.path === '/v1/embeddings' && (r.body.input as string[]).length > 0), 'the blocks were embedded');
+        assert.ok(!fake.embeddedInputs.join('\n').includes(PLANTED_KEY), 'the planted key never reached an embedding request');
       });
 
       await journey.step('the Sources view lists the workspace folder with its documents, the Snapshots view the active snapshot', async () => {

@@ -9,6 +9,8 @@ import { AppSettings, fixedKeys } from '../../src/app/settings';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { fixture, tempDir } from '../helpers';
 
+/** Agrees to send the sources to the (local fake) embedding host: the confirmation is tested on its own. */
+const agree = async () => true;
 const KEY = 'sk-app-test-key-424242';
 
 describe('the application layer: one object per data directory, for any host', () => {
@@ -46,7 +48,7 @@ describe('the application layer: one object per data directory, for any host', (
     for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(notes, `n${i}.md`), `# Note ${i}\n\nThe keyword marker${i} appears here with shared words about cells.\n`);
     await app.addSources([notes]);
     const events: BuildEvent[] = [];
-    const job = await app.startBuild({ onEvent: (e) => events.push(e) });
+    const job = await app.startBuild({ onEvent: (e) => events.push(e), confirmEgress: agree });
     const r = await job.done;
     assert.equal(r?.activated, true);
     const progress = events.filter((e): e is Extract<BuildEvent, { type: 'build_progress' }> => e.type === 'build_progress').map((e) => e.status);
@@ -59,7 +61,7 @@ describe('the application layer: one object per data directory, for any host', (
 
     // Paused from the start: nothing moves until resumed; the pause is recorded for a restart.
     for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(notes, `n${i}.md`), `# Note ${i}\n\nRevised: marker${i} moved.\n`);
-    const paused = await app.startBuild({ paused: true });
+    const paused = await app.startBuild({ paused: true, confirmEgress: agree });
     await new Promise((res) => setTimeout(res, 300));
     assert.equal(paused.status.state, 'paused');
     assert.equal(paused.status.done, 0);
@@ -71,7 +73,7 @@ describe('the application layer: one object per data directory, for any host', (
     // Cancelled mid-way: no new snapshot, the active one stays.
     for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(notes, `n${i}.md`), `# Note ${i}\n\nAgain: marker${i}.\n`);
     const before = await app.activeSnapshotId();
-    const cancelled = await app.startBuild({ paused: true });
+    const cancelled = await app.startBuild({ paused: true, confirmEgress: agree });
     cancelled.cancel();
     assert.equal(await cancelled.done, null);
     assert.equal(cancelled.status.state, 'cancelled');
@@ -84,14 +86,14 @@ describe('the application layer: one object per data directory, for any host', (
     fs.mkdirSync(app.dir.root, { recursive: true });
     fs.writeFileSync(path.join(app.dir.root, 'build-state.json'), JSON.stringify({ formatVersion: 1, build_id: 'bdead', state: 'running', started_at: '2026-12-01T00:00:00.000Z', pid: 2 ** 22 + 17, host: (await import('node:os')).hostname() }));
     assert.equal((await app.leftBuild())?.kind, 'interrupted');
-    assert.equal((await (await app.startBuild()).done)?.activated, true);
+    assert.equal((await (await app.startBuild({ confirmEgress: agree })).done)?.activated, true);
     assert.equal(await app.leftBuild(), null);
   });
 
   it('ask: checks before any request, then one event stream — run_started first (with the run id of the trace), steps, answer, verdict, release', async () => {
     const app = newApp();
     await app.addSources([fixture('markdown', 'cell-notes.md')]);
-    await (await app.startBuild()).done;
+    await (await app.startBuild({ confirmEgress: agree })).done;
     const before = server.requests.length;
     await assert.rejects(app.ask({ question: '  ' }), /the question is empty/);
     // A remote endpoint (DeepSeek's, the default) without a key: refused before anything is sent.

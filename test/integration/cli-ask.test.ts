@@ -19,7 +19,7 @@ describe('docqa ask', () => {
   it('answers with resolved citations and the run summary as JSON; the chat key appears nowhere', async () => {
     const cli = makeCli({ DOCQA_EMBEDDING_PROVIDER: 'none', DOCQA_CHAT_BASE_URL: server.baseURL, DOCQA_CHAT_API_KEY: CHAT_KEY });
     cli.json(['sources', 'add', fixture('markdown', 'zh-history.md'), '--json']);
-    assert.equal((await cli.runAsync(['index'])).code, 0);
+    assert.equal((await cli.runAsync(['index', '--yes'])).code, 0);
     server.scriptChat('Thought: 查找。\nAction: search_blocks[{"input": {"query": "张骞"}}]', (body) => {
       const system = (body.messages as Array<{ content: string }>)[0]!.content;
       const ref = /"ref":"([^"]+)"/.exec(system.slice(system.lastIndexOf('Observation: ')))![1]!;
@@ -58,7 +58,7 @@ describe('docqa ask', () => {
     assert.equal(none.code, 1);
     assert.match(none.stderr, /no snapshot is active/);
     cli.json(['sources', 'add', fixture('markdown', 'zh-history.md'), '--json']);
-    await cli.runAsync(['index']);
+    await cli.runAsync(['index', '--yes']);
     server.scriptChat('no protocol at all', 'still none', 'and again');
     const r = await cli.runAsync(['ask', 'What?']);
     assert.equal(r.code, 1);
@@ -77,7 +77,7 @@ describe('docqa ask: what is checked before anything is sent, and errors a perso
   it('an empty or oversized question is a usage error; no chat key for a remote endpoint is refused before any request', async () => {
     const cli = makeCli({ DOCQA_EMBEDDING_PROVIDER: 'none', DOCQA_CHAT_BASE_URL: server.baseURL, DOCQA_CHAT_API_KEY: CHAT_KEY });
     cli.json(['sources', 'add', fixture('markdown', 'cell-notes.md'), '--json']);
-    assert.equal((await cli.runAsync(['index'])).code, 0);
+    assert.equal((await cli.runAsync(['index', '--yes'])).code, 0);
     const before = server.requests.length;
     for (const q of ['', '   \n\t ']) {
       const r = await cli.runAsync(['ask', q]);
@@ -95,7 +95,7 @@ describe('docqa ask: what is checked before anything is sent, and errors a perso
     const wrong = 'sk-chat-wrong-0ddba11';
     const cli = makeCli({ DOCQA_EMBEDDING_PROVIDER: 'none', DOCQA_CHAT_BASE_URL: server.baseURL, DOCQA_CHAT_API_KEY: wrong });
     cli.json(['sources', 'add', fixture('markdown', 'cell-notes.md'), '--json']);
-    assert.equal((await cli.runAsync(['index'])).code, 0);
+    assert.equal((await cli.runAsync(['index', '--yes'])).code, 0);
     const host = new URL(server.baseURL).host;
     const detail = `The chat model deepseek-v4-flash at ${host} rejected the API key (HTTP 401: “Authentication Fails: incorrect API key provided: [REDACTED]”), after 1 attempt. Check the chat API key (DOCQA_CHAT_API_KEY) and that it belongs to ${host}.`;
     const r = await cli.runAsync(['ask', 'What is a cell?']);
@@ -121,7 +121,7 @@ describe('docqa ask: what is checked before anything is sent, and errors a perso
       });
       const cli = makeCli({ DOCQA_EMBEDDING_PROVIDER: 'none', DOCQA_CHAT_BASE_URL: baseURL });
       cli.json(['sources', 'add', fixture('markdown', 'cell-notes.md'), '--json']);
-      assert.equal((await cli.runAsync(['index'])).code, 0);
+      assert.equal((await cli.runAsync(['index', '--yes'])).code, 0);
       const r = await cli.runAsync(['ask', 'What does the cell membrane do?']);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /^The cell membrane controls what enters and leaves the cell【来源:d[0-9a-f]+#b[0-9a-f]+】\.\n\nSources\n {2}d[0-9a-f]+#b[0-9a-f]+ {2}Cell Biology Notes — .+\n\n\[SUCCESS\] 1 tool calls, 2 model calls/);

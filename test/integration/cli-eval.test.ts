@@ -15,7 +15,7 @@ describe('prompt bundles and evaluations', () => {
     server = await new FakeOpenAIServer().start();
     cli = makeCli({ DOCQA_EMBEDDING_PROVIDER: 'none', DOCQA_CHAT_BASE_URL: server.baseURL, DOCQA_CHAT_API_KEY: 'sk-test-eval-000000' });
     cli.json(['sources', 'add', fixture('pdf', 'photosynthesis-en.pdf'), '--json']);
-    assert.equal((await cli.runAsync(['index'])).code, 0);
+    assert.equal((await cli.runAsync(['index', '--yes'])).code, 0);
   });
   after(async () => {
     assert.deepEqual(server.scriptErrors, []);

@@ -48,7 +48,7 @@ describe('docqa index and snapshots (fake embedding server over HTTP)', () => {
   it('index --json reports the snapshot, counts, failures, timings and embedding tokens; the tools side loads it', async () => {
     const cli = makeCli(env);
     cli.json(['sources', 'add', fixture('markdown'), fixture('pdf', 'photosynthesis-zh.pdf'), '--json']);
-    const r = await cli.runAsync(['index', '--json']);
+    const r = await cli.runAsync(['index', '--yes', '--json']);
     assert.equal(r.code, 0, r.stderr);
     const s = JSON.parse(r.stdout) as IndexSummary;
     assert.equal(s.state, 'ready');
@@ -77,11 +77,11 @@ describe('docqa index and snapshots (fake embedding server over HTTP)', () => {
     const cli = makeCli(env);
     const dir = notesFolder(200);
     cli.json(['sources', 'add', dir, '--json']);
-    const first = JSON.parse((await cli.runAsync(['index', '--json'])).stdout) as IndexSummary;
+    const first = JSON.parse((await cli.runAsync(['index', '--yes', '--json'])).stdout) as IndexSummary;
     assert.equal(first.documents, 200);
     const before = server.embeddedInputs.length;
     fs.appendFileSync(path.join(dir, 'note-042.md'), '\n## Added later\n\nA brand new paragraph about photosynthesis.\n');
-    const second = JSON.parse((await cli.runAsync(['index', '--json'])).stdout) as IndexSummary;
+    const second = JSON.parse((await cli.runAsync(['index', '--yes', '--json'])).stdout) as IndexSummary;
     const sent = server.embeddedInputs.slice(before);
     assert.deepEqual(sent, ['A brand new paragraph about photosynthesis.']);
     assert.equal(second.embedded_blocks, 1);
@@ -100,7 +100,7 @@ describe('docqa index and snapshots (fake embedding server over HTTP)', () => {
     // vectors to the bit, same search hits and scores.
     const scratch = makeCli(env);
     scratch.json(['sources', 'add', dir, '--json']);
-    const fresh = JSON.parse((await scratch.runAsync(['index', '--json'])).stdout) as IndexSummary;
+    const fresh = JSON.parse((await scratch.runAsync(['index', '--yes', '--json'])).stdout) as IndexSummary;
     assert.equal(fresh.embedded_blocks, fresh.blocks, 'a new store has its own cache: everything is embedded again');
     const a = await loadSnapshot(new DataDir(cli.store), second.snapshot_id);
     const b = await loadSnapshot(new DataDir(scratch.store), fresh.snapshot_id);
@@ -118,7 +118,7 @@ describe('docqa index and snapshots (fake embedding server over HTTP)', () => {
     fs.copyFileSync(fixture('bad', 'broken.pdf'), path.join(dir, 'broken.pdf'));
     fs.copyFileSync(fixture('bad', 'latin1.txt'), path.join(dir, 'latin1.txt'));
     cli.json(['sources', 'add', dir, '--json']);
-    const s = JSON.parse((await cli.runAsync(['index', '--json'])).stdout) as IndexSummary;
+    const s = JSON.parse((await cli.runAsync(['index', '--yes', '--json'])).stdout) as IndexSummary;
     assert.equal(s.state, 'ready_partial');
     assert.equal(s.activated, true);
     assert.deepEqual(s.failed_documents.map((f) => [path.basename(f.path), f.code]), [['broken.pdf', 'corrupt'], ['latin1.txt', 'encoding']]);
@@ -129,12 +129,12 @@ describe('docqa index and snapshots (fake embedding server over HTTP)', () => {
     const cli = makeCli(env);
     const dir = notesFolder(4);
     cli.json(['sources', 'add', dir, '--json']);
-    const good = JSON.parse((await cli.runAsync(['index', '--json'])).stdout) as IndexSummary;
+    const good = JSON.parse((await cli.runAsync(['index', '--yes', '--json'])).stdout) as IndexSummary;
     fs.writeFileSync(path.join(dir, 'note-000.md'), '# Changed\n\nEntirely new words here.\n');
     fs.writeFileSync(path.join(dir, 'note-001.md'), '# Changed too\n\nOther new words there.\n');
     fs.writeFileSync(path.join(dir, 'note-002.md'), '# Changed three\n\nThird new text.\n');
     server.inject('/v1/embeddings', { kind: 'server_error' }, 50);
-    const down = await cli.runAsync(['index', '--json']);
+    const down = await cli.runAsync(['index', '--yes', '--json']);
     server.inject('/v1/embeddings', { kind: 'server_error' }, 0);
     (server as unknown as { faults: Map<string, unknown[]> }).faults.clear();
     assert.equal(down.code, 1);
@@ -146,7 +146,7 @@ describe('docqa index and snapshots (fake embedding server over HTTP)', () => {
     // A changed folder where nothing can be embedded: every document fails → failed, not activated.
     for (let i = 0; i < 4; i++) fs.writeFileSync(path.join(dir, `note-00${i}.md`), `# New ${i}\n\nFresh text number ${i} again.\n`);
     server.inject('/v1/embeddings', { kind: 'server_error' }, 50);
-    const dead = await cli.runAsync(['index', '--json']);
+    const dead = await cli.runAsync(['index', '--yes', '--json']);
     (server as unknown as { faults: Map<string, unknown[]> }).faults.clear();
     assert.equal(dead.code, 1);
     const deadSummary = JSON.parse(dead.stdout) as IndexSummary;
@@ -175,19 +175,19 @@ describe('docqa index and snapshots (fake embedding server over HTTP)', () => {
     const cli = makeCli({ DOCQA_EMBEDDING_PROVIDER: 'none' });
     cli.json(['sources', 'add', fixture('markdown', 'zh-history.md'), '--json']);
     const before = server.requests.length;
-    const s = JSON.parse((await cli.runAsync(['index', '--json'])).stdout) as IndexSummary;
+    const s = JSON.parse((await cli.runAsync(['index', '--yes', '--json'])).stdout) as IndexSummary;
     assert.deepEqual(s.embedding, { provider: 'none' });
     assert.equal(server.requests.length, before);
     const snap = await loadActiveSnapshot(new DataDir(cli.store));
     assert.equal(snap?.vectors, null);
     const hits = hybridSearch(snap!.bm25, null, '张骞', null, 5);
     assert.equal(hits.length, 1);
-    const plain = cli.run(['index'], { DOCQA_EMBEDDING_PROVIDER: 'none' });
+    const plain = cli.run(['index', '--yes'], { DOCQA_EMBEDDING_PROVIDER: 'none' });
     assert.match(plain.stdout, /keyword-only/);
-    const missing = cli.run(['index'], { DOCQA_EMBEDDING_PROVIDER: '' });
+    const missing = cli.run(['index', '--yes'], { DOCQA_EMBEDDING_PROVIDER: '' });
     assert.equal(missing.code, 2);
     // A remote embedding endpoint without a key is refused before any request, naming what to set.
-    const nokey = cli.run(['index'], { DOCQA_EMBEDDING_PROVIDER: '', DOCQA_EMBEDDING_BASE_URL: 'https://embeddings.example.org/v1', DOCQA_EMBEDDING_MODEL: 'text-embedding-v4' });
+    const nokey = cli.run(['index', '--yes'], { DOCQA_EMBEDDING_PROVIDER: '', DOCQA_EMBEDDING_BASE_URL: 'https://embeddings.example.org/v1', DOCQA_EMBEDDING_MODEL: 'text-embedding-v4' });
     assert.deepEqual([nokey.code, nokey.stderr], [2, 'docqa: no embedding API key: set DOCQA_EMBEDDING_API_KEY to your key for https://embeddings.example.org/v1 (model text-embedding-v4), or DOCQA_EMBEDDING_PROVIDER=none for keyword-only search; nothing was sent\n']);
   });
 });

@@ -13,7 +13,7 @@ describe('docqa tool', () => {
     assert.equal(none.code, 0);
     assert.equal((JSON.parse(none.stdout) as { error: { code: string } }).error.code, 'collection_unavailable');
     cli.json(['sources', 'add', fixture('markdown', 'zh-history.md'), '--json']);
-    assert.equal((await cli.runAsync(['index'])).code, 0);
+    assert.equal((await cli.runAsync(['index', '--yes'])).code, 0);
     const docs = cli.json<{ documents: Array<{ doc_id: string }> }>(['tool', 'list_documents', '{}']);
     const id = docs.documents[0]!.doc_id;
     const blocks = cli.json<{ total: number; blocks: Array<{ ref: string }> }>(['tool', 'list_blocks', JSON.stringify({ doc_id: id, section_paths: ['中国历史笔记 > 汉朝 (2)'] })]);
@@ -33,9 +33,9 @@ describe('docqa tool', () => {
     const file = path.join(dir, 'n.md');
     fs.writeFileSync(file, '# N\n\nThe old wording about osmosis.\n');
     cli.json(['sources', 'add', dir, '--json']);
-    const first = JSON.parse((await cli.runAsync(['index', '--json'])).stdout) as { snapshot_id: string };
+    const first = JSON.parse((await cli.runAsync(['index', '--yes', '--json'])).stdout) as { snapshot_id: string };
     fs.writeFileSync(file, '# N\n\nThe new wording about diffusion.\n');
-    await cli.runAsync(['index']);
+    await cli.runAsync(['index', '--yes']);
     const now = cli.json<{ total_count: number }>(['tool', 'scan_term', '{"term":"osmosis"}']);
     assert.equal(now.total_count, 0);
     const then = cli.json<{ total_count: number }>(['tool', 'scan_term', '{"term":"osmosis"}', '--snapshot', first.snapshot_id]);
@@ -45,7 +45,7 @@ describe('docqa tool', () => {
   it('keyword-only search needs no endpoint and says so; a snapshot with embeddings needs its endpoint', async () => {
     const cli = makeCli({ DOCQA_EMBEDDING_PROVIDER: 'none' });
     cli.json(['sources', 'add', fixture('markdown', 'zh-history.md'), '--json']);
-    await cli.runAsync(['index']);
+    await cli.runAsync(['index', '--yes']);
     const p = cli.json<{ mode: string; blocks: unknown[] }>(['tool', 'search_blocks', '{"query":"张骞"}']);
     assert.equal(p.mode, 'keyword_only');
     assert.equal(p.blocks.length, 1);
@@ -53,7 +53,7 @@ describe('docqa tool', () => {
     const server = await new FakeOpenAIServer().start();
     try {
       const env = { DOCQA_EMBEDDING_PROVIDER: 'openai-compatible', DOCQA_EMBEDDING_BASE_URL: server.baseURL, DOCQA_EMBEDDING_MODEL: 'fake', DOCQA_EMBEDDING_DIMENSIONS: '16' };
-      assert.equal((await cli.runAsync(['index'], env)).code, 0);
+      assert.equal((await cli.runAsync(['index', '--yes'], env)).code, 0);
       const hybrid = JSON.parse((await cli.runAsync(['tool', 'search_blocks', '{"query":"张骞"}'], env)).stdout) as { mode: string };
       assert.equal(hybrid.mode, 'hybrid');
       const missing = JSON.parse((await cli.runAsync(['tool', 'search_blocks', '{"query":"张骞"}'])).stdout) as { error: { code: string } };

@@ -77,7 +77,7 @@ describe('traces, manifests, replay and export', () => {
       DOCQA_CHAT_API_KEY: CHAT_KEY,
     });
     cli.json(['sources', 'add', docs, '--json']);
-    const r = await cli.runAsync(['index']);
+    const r = await cli.runAsync(['index', '--yes']);
     assert.equal(r.code, 0, r.stderr);
   });
   after(async () => {
@@ -174,7 +174,7 @@ describe('traces, manifests, replay and export', () => {
 
   it('after a newer snapshot is activated, replaying the old trace reproduces its blocks exactly; once deleted, replay says so', async () => {
     fs.appendFileSync(path.join(docs, 'cells.md'), '\n\n## Calvin\n\nThe Calvin cycle in these notes fixes carbon dioxide into sugar.\n');
-    assert.equal((await cli.runAsync(['index'])).code, 0);
+    assert.equal((await cli.runAsync(['index', '--yes'])).code, 0);
     const active = cli.json<Array<{ id: string; active: boolean }>>(['snapshots', '--json']).find((s) => s.active)!;
     assert.notEqual(active.id, snapshotA);
     const replay = JSON.parse((await cli.runAsync(['trace', 'replay', runId, '--json'])).stdout) as { snapshot_id: string; identical: boolean; calls: Array<{ identical: boolean; replayed: { refs: string[] }; recorded: { refs: string[] } }> };
@@ -301,7 +301,7 @@ describe('traces, manifests, replay and export', () => {
   it('only the newest DOCQA_KEEP_TRACES traces are kept', async () => {
     const small = makeCli({ DOCQA_EMBEDDING_PROVIDER: 'none', DOCQA_CHAT_BASE_URL: server.baseURL, DOCQA_CHAT_API_KEY: CHAT_KEY, DOCQA_KEEP_TRACES: '2' });
     small.json(['sources', 'add', fixture('markdown', 'cell-notes.md'), '--json']);
-    assert.equal((await small.runAsync(['index'])).code, 0);
+    assert.equal((await small.runAsync(['index', '--yes'])).code, 0);
     const ids: string[] = [];
     for (const q of ['One?', 'Two?', 'Three?']) {
       server.scriptChat('Thought: simple.\nAction: Finish[Yes.]');
@@ -315,7 +315,7 @@ describe('traces, manifests, replay and export', () => {
   it('a trace directory that cannot be written: the answer is still released and the trace reported partial', async () => {
     const broken = makeCli({ DOCQA_EMBEDDING_PROVIDER: 'none', DOCQA_CHAT_BASE_URL: server.baseURL, DOCQA_CHAT_API_KEY: CHAT_KEY });
     broken.json(['sources', 'add', fixture('markdown', 'cell-notes.md'), '--json']);
-    assert.equal((await broken.runAsync(['index'])).code, 0);
+    assert.equal((await broken.runAsync(['index', '--yes'])).code, 0);
     fs.writeFileSync(path.join(broken.store, 'traces'), 'not a folder'); // every write under traces/ fails
     server.scriptChat('Thought: simple.\nAction: Finish[Cells have a nucleus.]');
     const r = await broken.runAsync(['ask', 'What do cells have?', '--json']);

@@ -48,7 +48,7 @@ describe('crash safety of docqa index', () => {
         });
       });
     assert.equal((await run(['sources', 'add', notes])).code, 0);
-    const first = await run(['index', '--json']);
+    const first = await run(['index', '--yes', '--json']);
     assert.equal(first.code, 0, first.stderr);
     const dir = new DataDir(store);
     const rand = mulberry32(20261130);
@@ -56,14 +56,14 @@ describe('crash safety of docqa index', () => {
     // window let fast machines finish before most kills: 3 of 20 were killed mid-way).
     fs.writeFileSync(path.join(notes, 'n199.md'), '# Note 199\n\nA timing build: the keyword marker199 stays.\n');
     const t0 = performance.now();
-    const timing = await run(['index', '--json']);
+    const timing = await run(['index', '--yes', '--json']);
     assert.equal(timing.code, 0, timing.stderr);
     const window = performance.now() - t0;
     let killed = 0;
     for (let round = 0; round < 20; round++) {
       // Each round has something new to embed, so the build does real work when it is killed.
       fs.writeFileSync(path.join(notes, `n${round}.md`), `# Note ${round}\n\nRevision ${round}: the keyword marker${round} moved here.\n`);
-      const r = await run(['index', '--json'], Math.floor(rand() * window * 0.9));
+      const r = await run(['index', '--yes', '--json'], Math.floor(rand() * window * 0.9));
       if (r.signal === 'SIGKILL') killed++;
       else assert.equal(r.code, 0, `round ${round}: ${r.stderr}`);
       const active = await loadActiveSnapshot(dir);
@@ -77,7 +77,7 @@ describe('crash safety of docqa index', () => {
     const alreadyEmbedded = new Set(server.embeddedInputs);
     const remaining = revisions.filter((t) => !alreadyEmbedded.has(t));
     const sentBefore = server.embeddedInputs.length;
-    const finish = await run(['index', '--json']);
+    const finish = await run(['index', '--yes', '--json']);
     assert.equal(finish.code, 0, finish.stderr);
     const summary = JSON.parse(finish.stdout) as { snapshot_id: string; embedded_blocks: number; documents: number };
     assert.equal(summary.documents, 200);

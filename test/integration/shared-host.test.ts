@@ -35,7 +35,7 @@ describe('safe in a shared host: the core changes no process-wide state', () => 
       appVersion: 'test',
     });
     await app.addSources([fixture('markdown', 'cell-notes.md'), fixture('pdf', 'photosynthesis-en.pdf'), fixture('pdf', 'photosynthesis-zh.pdf')]);
-    const built = await (await app.startBuild()).done;
+    const built = await (await app.startBuild({ confirmEgress: async () => true })).done;
     assert.equal(built?.manifest.stats.documents, 3, 'the PDFs were parsed (in ingestion workers)');
     const inspected = await app.inspect(fixture('pdf', 'cell-lecture.pdf'));
     assert.equal(inspected.outcome.ok, true);

@@ -34,12 +34,21 @@ describe('walkSource', () => {
       '.obsidian/config.md': '# hidden',
       'node_modules/pkg/README.md': '# dep',
     });
-    const { files, problems } = await walkSource(folder(root));
+    const { files, problems, skipped } = await walkSource(folder(root));
     assert.deepEqual(
       files.map((f) => f.relPath),
       ['a.txt', 'b.md', 'paper.PDF', 'sub/c.md'],
     );
     assert.deepEqual(problems, []);
+    assert.deepEqual(
+      skipped.map((k) => [path.relative(root, k.path), k.kind, k.reason]),
+      [
+        ['drafts', 'folder', 'gitignored'],
+        ['sub/private.md', 'file', 'gitignored'],
+        ['x.tmp.md', 'file', 'gitignored'],
+      ],
+      'what .gitignore left out is listed (folders as folders), not the files no parser reads',
+    );
     const hidden = await walkSource(folder(root, { include_hidden: true }));
     assert.ok(hidden.files.some((f) => f.relPath === '.obsidian/config.md'));
     assert.ok(!hidden.files.some((f) => f.relPath.startsWith('node_modules/')));
@@ -50,6 +59,54 @@ describe('walkSource', () => {
     tree(root, { 'week1/a.md': 'a', 'week1/b.txt': 'b', 'week2/c.md': 'c', 'archive/old.md': 'o' });
     const only = await walkSource(folder(root, { include: ['**/*.md'], exclude: ['archive/**'] }));
     assert.deepEqual(only.files.map((f) => f.relPath), ['week1/a.md', 'week2/c.md']);
+    // The host's globs (the docqa.sources.* settings): include where the source has none, exclude on top.
+    const host = { include: ['**/*.txt', '**/*.md'], exclude: ['week2/**'] };
+    assert.deepEqual((await walkSource(folder(root), undefined, host)).files.map((f) => f.relPath), ['archive/old.md', 'week1/a.md', 'week1/b.txt']);
+    assert.deepEqual((await walkSource(folder(root, { include: ['**/*.md'], exclude: ['archive/**'] }), undefined, host)).files.map((f) => f.relPath), ['week1/a.md'], "the source's own include wins; both excludes apply");
+  });
+
+  it('never reads secret-looking files, even when hidden files or every file are included, and lists them', async () => {
+    const root = tempDir();
+    tree(root, {
+      'notes.md': '# n',
+      '.env': 'KEY=1',
+      '.env.local.txt': 'KEY=2',
+      'deploy/server.pem': 'x',
+      'deploy/id_rsa': 'x',
+      'deploy/id_ed25519.pub.txt': 'x',
+      'ci/.npmrc': 'x',
+      '.git-credentials': 'x',
+      'keys/credentials.json': '{}',
+      'keystore.md': '# an honest note about keystores',
+    });
+    for (const extra of [{}, { include_hidden: true }, { include_hidden: true, include: ['**/*'] }]) {
+      const { files, skipped } = await walkSource(folder(root, extra));
+      assert.ok(files.every((f) => ['notes.md', 'keystore.md'].includes(f.relPath)), JSON.stringify(files.map((f) => f.relPath)));
+      assert.deepEqual(
+        skipped.filter((k) => k.reason === 'secret_looking').map((k) => path.relative(root, k.path)).sort(),
+        ['.env', '.env.local.txt', '.git-credentials', 'ci/.npmrc', 'deploy/id_ed25519.pub.txt', 'deploy/id_rsa', 'deploy/server.pem', 'keys/credentials.json'],
+      );
+    }
+  });
+
+  it('does not follow a symlink out of the source (a file or a folder), lists it, and follows one that stays inside', async () => {
+    const outside = tempDir();
+    tree(outside, { 'secret-plans.md': '# not part of the notes', 'more/deep.md': '# deep' });
+    const root = tempDir();
+    tree(root, { 'a/note.md': '# n' });
+    fs.symlinkSync(path.join(outside, 'secret-plans.md'), path.join(root, 'plans.md'));
+    fs.symlinkSync(path.join(outside, 'more'), path.join(root, 'more'));
+    fs.symlinkSync(path.join(root, 'a'), path.join(root, 'alias'));
+    const { files, skipped, problems } = await walkSource(folder(root));
+    assert.deepEqual(files.map((f) => f.relPath), ['a/note.md']);
+    assert.deepEqual(problems.map((p) => [path.relative(root, p.failure.path), p.failure.code]), [['alias', 'symlink_loop']], 'the folder inside is reached once');
+    assert.deepEqual(
+      skipped.map((k) => [path.relative(root, k.path), k.kind, k.reason]),
+      [
+        ['more', 'folder', 'outside_source'],
+        ['plans.md', 'file', 'outside_source'],
+      ],
+    );
   });
 
   it('reports symlink loops and broken links and goes on', async () => {

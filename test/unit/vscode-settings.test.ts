@@ -85,6 +85,14 @@ describe('package.json settings and AppSettings', () => {
     for (const key of ENDPOINT_SETTING_KEYS) assert.ok(['application', 'machine'].includes(properties[key]!.scope as string), `${key} scope`);
   });
 
+  it('in Restricted Mode ignores every workspace value of a DocQA setting (endpoints are application-scoped anyway)', () => {
+    const caps = pkg.capabilities.untrustedWorkspaces as { supported: string; restrictedConfigurations: string[] };
+    assert.equal(caps.supported, 'limited');
+    const workspaceSettable = Object.entries(properties).filter(([, v]) => v.scope !== 'application' && v.scope !== 'machine').map(([k]) => k);
+    assert.deepEqual([...caps.restrictedConfigurations].sort(), workspaceSettable.sort());
+    assert.ok(workspaceSettable.includes('docqa.sources.exclude') && !workspaceSettable.includes('docqa.chat.baseUrl'));
+  });
+
   it('holds no API keys in settings', () => {
     for (const key of docqaKeys) assert.doesNotMatch(key, /apiKey|secret|password|(^|\.)key$/i, key);
   });
@@ -115,6 +123,7 @@ describe('settingsFromConfiguration', () => {
     assert.equal(r.settings.retention.keep_days, 7);
     assert.equal(r.settings.ingest.chunking.target_tokens, 128);
     assert.deepEqual(r.sources, { include: [], exclude: ['drafts/**'] });
+    assert.deepEqual(r.settings.ingest.globs, { include: [], exclude: ['drafts/**'] }, 'the globs reach the walker through the ingest options');
   });
 
   it('reports a negative budget by key and falls back to its default only', () => {

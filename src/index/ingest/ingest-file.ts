@@ -5,6 +5,7 @@ import { buildDocument, type DocumentIdentity } from '../blocks/document-builder
 import { IngestError, errorMessage } from '../../common/errors';
 import type { Document, FailedDocument, IngestOptions } from '../model';
 import { parserFor, SUPPORTED_EXTENSIONS } from '../parse/registry';
+import { secretIn } from '../sources/secret-files';
 
 /** `mtime_ms`: the file's modification time when it was read (set by ingestFile, not ingestBytes). */
 export type IngestOutcome = { ok: true; document: Document; mtime_ms?: number } | { ok: false; failure: FailedDocument };
@@ -95,6 +96,19 @@ export function readDocumentBytesSync(path: string, options: IngestOptions): Fil
 }
 
 /**
+ * A document holding a credential is not indexed: its text would be sent to the embedding service.
+ * The failure says where, so the person can take the secret out.
+ */
+function refuseSecrets(doc: Document): void {
+  for (const b of doc.blocks) {
+    const found = secretIn(b.text);
+    if (!found) continue;
+    const where = b.location.kind === 'lines' ? `near line ${b.location.line_start + found.line - 1}` : `on page ${b.location.page}`;
+    throw new IngestError('parse', 'secret_content', `it contains what looks like ${found.what} (${where}); DocQA does not index it, so it is never sent to the embedding service: remove the secret from the file to index it`);
+  }
+}
+
+/**
  * One file → a complete document, or a failure entry saying what was wrong. Never throws for a bad file;
  * only cancellation propagates.
  */
@@ -104,7 +118,9 @@ export async function ingestBytes(path: string, bytes: Uint8Array, identity: Fil
     if (!parser) throw unsupportedFormat();
     const parsed = await parser.parse(bytes, { path, signal });
     const id: DocumentIdentity = { ...identity, path, content_hash: contentHash(bytes), byte_size: bytes.length };
-    return { ok: true, document: buildDocument(parsed, id, options.chunking) };
+    const document = buildDocument(parsed, id, options.chunking);
+    refuseSecrets(document);
+    return { ok: true, document };
   } catch (err) {
     if (signal?.aborted) throw err;
     return { ok: false, failure: failure(path, err) };

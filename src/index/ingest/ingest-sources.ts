@@ -7,6 +7,7 @@ import { type SourceFile, walkSource } from '../sources/source-walker';
 import type { PauseGate } from './pause-gate';
 import type { StagedFolder } from '../store/staged-folder';
 import { loadSources, type Source } from '../sources/sources';
+import type { SkippedEntry } from '../sources/secret-files';
 
 export interface IngestProgress {
   stage: 'walk' | 'parse';
@@ -22,6 +23,8 @@ export interface IngestRun {
   /** Documents parsed in this run, with stable doc_ids, by path. */
   documents: Document[];
   failed_documents: FailedDocument[];
+  /** Entries of the sources left out on purpose (secret-looking, outside the source, .gitignored), by path. */
+  skipped: SkippedEntry[];
   /** Files whose previous document still stands (same bytes), by path; not parsed again. */
   reused: ReusedFile[];
   /** Modification time of each parsed document's file when it was read, by path. */
@@ -99,13 +102,15 @@ export async function ingestSources<P extends PreviousFile = PreviousFile>(dir: 
   // there, else where the first source did. A problem reached twice is reported once.
   const files = new Map<string, SourceFile>();
   const problems = new Map<string, FailedDocument>();
+  const skipped = new Map<string, SkippedEntry>();
   for (const [i, source] of sources.entries()) {
     onProgress?.({ stage: 'walk', done: i, total: sources.length, bytes: 0, blocks: 0 });
-    const walked = await walkSource(source, signal);
+    const walked = await walkSource(source, signal, options.globs);
     for (const p of walked.problems) {
       const key = `${p.failure.code}\0${p.real}`;
       if (!problems.has(key)) problems.set(key, p.failure);
     }
+    for (const k of walked.skipped) if (!skipped.has(k.path)) skipped.set(k.path, k);
     for (const f of walked.files) {
       const seen = files.get(f.realPath);
       if (!seen || (seen.path !== f.realPath && f.path === f.realPath)) files.set(f.realPath, f);
@@ -176,5 +181,8 @@ export async function ingestSources<P extends PreviousFile = PreviousFile>(dir: 
   const ids = await registerDocuments(dir, [...documents.map((d) => ({ path: d.path, content_hash: d.content_hash })), ...reused.map((r) => ({ path: r.previous.path, content_hash: r.previous.content_hash }))], run.staged);
   for (const d of documents) d.doc_id = ids.get(d.path)!;
   for (const r of reused) r.doc_id = ids.get(r.previous.path)!;
-  return { sources, documents: documents.sort(byPath), failed_documents: failed.sort(byPath), reused, mtimes };
+  // A file one source skipped (a symlink out of it) may be read through another: then it is not skipped.
+  const read = new Set([...documents.map((d) => d.path), ...reused.map((r) => r.previous.path)]);
+  const leftOut = [...skipped.values()].filter((k) => !read.has(k.path)).sort(byPath);
+  return { sources, documents: documents.sort(byPath), failed_documents: failed.sort(byPath), skipped: leftOut, reused, mtimes };
 }

@@ -5,6 +5,7 @@ import picomatch from 'picomatch';
 import { errorMessage } from '../../common/errors';
 import type { FailedDocument } from '../model';
 import { SUPPORTED_EXTENSIONS } from '../parse/registry';
+import { type SkippedEntry, isSecretLookingName } from './secret-files';
 import { strictDecode } from './text-decode';
 import type { Source } from './sources';
 
@@ -28,6 +29,13 @@ export interface WalkResult {
   files: SourceFile[];
   /** Entries that could not be walked (unreadable folders, symlink loops): reported, never fatal. */
   problems: WalkProblem[];
+  /** Entries left out on purpose that a person may want to know of: secret-looking, outside the source, .gitignored. */
+  skipped: SkippedEntry[];
+}
+
+/** `inner` is `root` or below it (both real paths). */
+function within(root: string, inner: string): boolean {
+  return inner === root || inner.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 }
 
 /** Folders skipped even when hidden entries are included: dependency trees are never notes. */
@@ -82,19 +90,27 @@ function ignoredBy(layers: readonly IgnoreLayer[], rel: string, isDir: boolean):
 /**
  * Lists a source's files: recursive for folders, in a stable (sorted) order, honouring .gitignore files
  * at every level, skipping hidden entries and node_modules by default, applying the source's include and
- * exclude globs, and following symlinks while refusing to walk a folder twice (loops).
+ * exclude globs, and following symlinks that stay inside the source while refusing to walk a folder twice
+ * (loops). Secret-looking files are never read; a symlink out of the source is not followed (what a
+ * person adds is what may be sent to the embedding service); both are listed as skipped, as are
+ * .gitignored entries.
  */
-export async function walkSource(source: Source, signal?: AbortSignal): Promise<WalkResult> {
+export async function walkSource(source: Source, signal?: AbortSignal, globs: { include: readonly string[]; exclude: readonly string[] } = { include: [], exclude: [] }): Promise<WalkResult> {
   if (source.kind === 'file') {
     const realPath = await fs.realpath(source.path).catch(() => source.path);
-    return { files: [{ path: source.path, relPath: path.basename(source.path), realPath, source }], problems: [] };
+    if (isSecretLookingName(path.basename(source.path))) return { files: [], problems: [], skipped: [{ path: source.path, kind: 'file', reason: 'secret_looking' }] };
+    return { files: [{ path: source.path, relPath: path.basename(source.path), realPath, source }], problems: [], skipped: [] };
   }
   const files: SourceFile[] = [];
   const problems: WalkProblem[] = [];
+  const skipped: SkippedEntry[] = [];
   const problem = (real: string, failure: FailedDocument) => problems.push({ failure, real });
+  const rootReal = await fs.realpath(source.path).catch(() => source.path);
   const defaultInclude = `**/*{${SUPPORTED_EXTENSIONS.join(',')}}`;
-  const include = picomatch(source.include.length ? source.include : [defaultInclude], { dot: true, nocase: true });
-  const exclude = source.exclude.length ? picomatch(source.exclude, { dot: true }) : () => false;
+  const includes = source.include.length ? source.include : globs.include.length ? globs.include : [defaultInclude];
+  const include = picomatch([...includes], { dot: true, nocase: true });
+  const excludes = [...source.exclude, ...globs.exclude];
+  const exclude = excludes.length ? picomatch(excludes, { dot: true }) : () => false;
   const visited = new Set<string>();
 
   // Paths below the root are built as strings as the walk descends (path.relative per entry cost more
@@ -128,9 +144,13 @@ export async function walkSource(source: Source, signal?: AbortSignal): Promise<
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const undecodable = entries.some((e) => e.name.includes('\uFFFD')) ? await undecodableNames(dir) : null;
     for (const e of entries) {
+      const abs = path.join(dir, e.name);
+      if (!e.isDirectory() && isSecretLookingName(e.name)) {
+        skipped.push({ path: abs, kind: 'file', reason: 'secret_looking' });
+        continue;
+      }
       if (!source.include_hidden && e.name.startsWith('.')) continue;
       if (ALWAYS_SKIPPED.has(e.name)) continue;
-      const abs = path.join(dir, e.name);
       let realPath = path.join(real, e.name);
       if (undecodable?.has(e.name)) {
         // Opening the name as Node shows it would report a file that exists as missing.
@@ -152,7 +172,7 @@ export async function walkSource(source: Source, signal?: AbortSignal): Promise<
           const st = await fs.stat(abs);
           isDir = st.isDirectory();
           isFile = st.isFile();
-          if (isFile) realPath = await fs.realpath(abs);
+          realPath = await fs.realpath(abs);
         } catch (err) {
           const code = (err as NodeJS.ErrnoException).code;
           problem(realPath, {
@@ -164,8 +184,15 @@ export async function walkSource(source: Source, signal?: AbortSignal): Promise<
           continue;
         }
       }
+      if (e.isSymbolicLink() && !within(rootReal, realPath)) {
+        skipped.push({ path: abs, kind: isDir ? 'folder' : 'file', reason: 'outside_source' });
+        continue;
+      }
       const rel = relDir === '' ? e.name : `${relDir}/${e.name}`;
-      if (ignoredBy(here, rel, isDir)) continue;
+      if (ignoredBy(here, rel, isDir)) {
+        if (isDir || include(rel)) skipped.push({ path: abs, kind: isDir ? 'folder' : 'file', reason: 'gitignored' });
+        continue;
+      }
       if (isDir) {
         if (exclude(rel) || exclude(`${rel}/`)) continue;
         await walk(abs, rel, here);
@@ -176,5 +203,5 @@ export async function walkSource(source: Source, signal?: AbortSignal): Promise<
   }
 
   await walk(source.path, '', []);
-  return { files, problems };
+  return { files, problems, skipped };
 }

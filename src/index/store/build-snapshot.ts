@@ -23,6 +23,8 @@ import { linkSegment, newSegmentId, segmentDir, writeSegment } from './segment-s
 import { type ManifestDocument, type ManifestEmbedding, type ManifestSegment, SNAPSHOT_FORMAT_VERSION, type SnapshotManifest } from './snapshot-manifest';
 import { BUILDING_SUFFIX, DELETING_SUFFIX, FILES, pointActiveTo, readActiveId, readManifest } from './snapshot-store';
 import { StagedFolder } from './staged-folder';
+import { type EgressPlan, egressPlan, endpointHost, readConsents, recordConsent } from './egress-consent';
+import { DocQaError } from '../../common/errors';
 
 export { DEFAULT_RETENTION, type RetentionPolicy, applyRetention } from './retention';
 
@@ -51,6 +53,11 @@ export interface BuildOptions {
   retention?: RetentionPolicy;
   /** Pauses the build between documents. */
   gate?: PauseGate;
+  /**
+   * Asked before a source's text is sent to an embedding host for the first time (see egressPlan); the
+   * build stops (egress_declined, nothing sent) unless it answers true. Without it, nothing is asked.
+   */
+  confirmEgress?: (plan: EgressPlan) => Promise<boolean>;
 }
 
 export interface BuildResult {
@@ -78,6 +85,18 @@ async function sweepLeftovers(dir: DataDir): Promise<void> {
     return;
   }
   for (const n of names) if (n.endsWith(BUILDING_SUFFIX) || n.endsWith(DELETING_SUFFIX)) await removeTree(path.join(dir.snapshotsDir, n));
+}
+
+/** The first build that would send a source's text to this embedding host asks, and remembers the answer. */
+async function askBeforeSending(dir: DataDir, toEmbed: readonly Document[], manifest: SnapshotManifest, opts: BuildOptions): Promise<void> {
+  if (!opts.confirmEgress || opts.embedding.provider === 'none') return;
+  const host = endpointHost(opts.embedding.base_url);
+  const plan = egressPlan(toEmbed, manifest.sources, manifest.skipped, await readConsents(dir), host, opts.embedding.model);
+  if (!plan) return;
+  const agreed = await opts.confirmEgress(plan);
+  opts.signal?.throwIfAborted();
+  if (!agreed) throw new DocQaError('egress_declined', `nothing was sent to ${host}: sending ${plan.files} files of ${plan.sources.map((s) => s.label).join(', ')} for embedding was declined; the active snapshot is unchanged`);
+  await recordConsent(dir, plan, new Date());
 }
 
 /**
@@ -120,6 +139,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
         documents: [],
         segments: [],
         failed_documents: [],
+        skipped: [],
         chunking: opts.ingest.chunking,
         tokenizer: TOKENIZER_NAME,
         keyword_tokenizer: KEYWORD_TOKENIZER_NAME,
@@ -149,6 +169,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
           },
         });
         manifest.sources = ingest.sources;
+        manifest.skipped = ingest.skipped;
         const failed = [...ingest.failed_documents];
         const plan = planSegments(ingest.reused, reuse, parentManifest, ingest.documents.reduce((n, d) => n + d.blocks.length, 0));
         const dimsOfParent = reuse === 'segments' && parentManifest!.embedding.provider !== 'none' ? parentManifest!.embedding.dimensions : null;
@@ -165,6 +186,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
         let vectorsByDoc = new Map<string, Float32Array[]>();
         let dims: number | null = dimsOfParent;
         if (opts.embedding.provider !== 'none') {
+          await askBeforeSending(dir, fresh, manifest, opts);
           const e = await embedDocuments(dir, fresh, opts.embedding, opts.embeddingApiKey, failed, {
             signal: opts.signal,
             gate: opts.gate,

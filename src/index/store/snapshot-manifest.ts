@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ChunkingParams, Document, FailedDocument } from '../model';
+import { SkippedEntry } from '../sources/secret-files';
 import { Source } from '../sources/sources';
 
 /**
@@ -59,6 +60,8 @@ export const SnapshotManifest = z.object({
   /** The segments the live documents are in, oldest first; a segment may also hold replaced documents. */
   segments: z.array(ManifestSegment),
   failed_documents: z.array(FailedDocument),
+  /** Entries of the sources not read on purpose (secret-looking, outside the source, .gitignored); absent in snapshots built before it was recorded. */
+  skipped: z.array(SkippedEntry).default([]),
   chunking: ChunkingParams,
   tokenizer: z.string(),
   keyword_tokenizer: z.string(),

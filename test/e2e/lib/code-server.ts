@@ -114,6 +114,11 @@ export function extensionActivations(profile: Profile): Activation[] {
   return extensionHostLogs(profile).flatMap((log) => [...log.matchAll(re)].map((m) => ({ id: m[1]!, startup: m[2] === 'true', event: m[3]! })));
 }
 
+/** The extension's data directory (its globalStorageUri) in this profile. */
+export function dataDirOf(profile: Profile, extensionId: string): string {
+  return path.join(profile.userDataDir, 'User', 'globalStorage', extensionId.toLowerCase());
+}
+
 export interface StartOptions {
   /** Extra environment for the server and the extension host (the product's DOCQA_* variables). */
   env?: Record<string, string>;

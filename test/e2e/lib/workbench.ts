@@ -178,6 +178,13 @@ export async function closeModalEditor(page: Page): Promise<void> {
   await modal.waitFor({ state: 'detached' });
 }
 
+/** A modal dialog (showWarningMessage with `modal: true`) whose message matches, once it shows. */
+export async function modalDialog(page: Page, message: string | RegExp): Promise<Locator> {
+  const dialog = page.locator('.monaco-dialog-box', { hasText: message });
+  await dialog.waitFor({ timeout: UI_TIMEOUT_MS });
+  return dialog;
+}
+
 /** A notification toast whose message matches. */
 export function notification(page: Page, message: string | RegExp): Locator {
   return page.locator('.notifications-toasts .notification-toast', { hasText: message });

@@ -48,7 +48,7 @@ fs.rmSync(out, { recursive: true, force: true });
 // other bundles leave it out and start faster. The tokenizer's ranks are no bundle at all: see below.
 const withoutLazy = { ...common, external: [...common.external, 'pdfjs-dist'] };
 await Promise.all([
-  build({ ...withoutLazy, entryPoints: { extension: 'src/extension.ts', 'ingest-worker': 'src/index/ingest/ingest-worker.ts' }, outdir: out }),
+  build({ ...withoutLazy, entryPoints: { extension: 'src/extension.ts', 'ingest-worker': 'src/index/ingest/ingest-worker.ts', 'bm25-worker': 'src/index/search/bm25-worker.ts' }, outdir: out }),
   build({ ...common, entryPoints: { 'pdfjs/pdf': 'src/index/parse/pdfjs-bundle.ts' }, outdir: out }),
   build({
     ...withoutLazy,

@@ -63,6 +63,7 @@ describe('extension package', () => {
     const shipped = [
       'dist/extension.js',
       'dist/ingest-worker.js',
+      'dist/bm25-worker.js',
       'dist/webview.js',
       'dist/o200k.bin',
       'dist/pdfjs/pdf.js',

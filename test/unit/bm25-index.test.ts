@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BM25_B, BM25_K1, Bm25Index, buildBm25, buildBm25Yielding, keywordHeading } from '../../src/index/search/bm25-index';
+import { buildBm25OffThread } from '../../src/index/search/bm25-off-thread';
+import { PackedTerms } from '../../src/index/search/term-table';
 import { hybridSearch, topK } from '../../src/index/search/hybrid-search';
 import { CJK_CHAR_WEIGHT, keywordTokens, queryTerms } from '../../src/index/search/keyword-tokenizer';
 import { VectorIndex } from '../../src/index/search/vector-index';
@@ -112,6 +114,20 @@ describe('BM25 index', () => {
     clearInterval(timer);
     assert.deepEqual(sliced, buildBm25(many, heads));
     assert.ok(ticks > 0, 'timers ran while it was building');
+  });
+
+  it('builds the same index in a worker thread (terms packed), and a cancelled build ends its worker', async () => {
+    const many = Array.from({ length: 2500 }, (_, i) => `block ${i} about topic${i % 17} 细胞膜${i % 7}`);
+    const heads = many.map((_, i) => `Chapter ${i % 13} > topic${i % 5}`);
+    const off = await buildBm25OffThread(many, heads);
+    const here = buildBm25(many, heads);
+    assert.ok(off.terms instanceof PackedTerms, 'built in the worker, not in slices here');
+    assert.deepEqual(Array.from({ length: off.terms.length }, (_, i) => off.terms.at(i)), here.terms);
+    assert.deepEqual({ ...off, terms: null }, { ...here, terms: null });
+    const ac = new AbortController();
+    const cancelled = buildBm25OffThread(many, heads, ac.signal);
+    ac.abort();
+    await assert.rejects(cancelled, { name: 'AbortError' });
   });
 
   it('hybrid search fuses both rankings by RRF and breaks ties by block order', () => {

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker, workerScript } from '../../common/worker-script';
 import { type FileIdentity, type IngestOutcome, type UnchangedFile, ingestFile } from './ingest-file';
 import type { IngestOptions } from '../model';
 
@@ -33,21 +32,11 @@ export interface IngestPool {
 }
 
 /**
- * The worker script: the bundled one next to this module (dist/ingest-worker.js), or — run from the
- * TypeScript sources (tests, tsx) — ingest-worker.ts, loaded in the worker through tsx (Node 20 workers
- * do not inherit tsx's loader). PDFs are parsed only in workers, so there always is one.
+ * The worker script: the bundled one next to this module (dist/ingest-worker.js), or ingest-worker.ts
+ * from the sources. PDFs are parsed only in workers, so there always is one.
  */
 export function defaultWorkerScript(): string | null {
-  const bundled = path.join(__dirname, 'ingest-worker.js');
-  if (fs.existsSync(bundled)) return bundled;
-  const source = path.join(__dirname, 'ingest-worker.ts');
-  return fs.existsSync(source) ? source : null;
-}
-
-/** A worker on a script: a bundle as it is, a TypeScript source through tsx's CommonJS loader. */
-function startWorker(script: string): Worker {
-  if (!script.endsWith('.ts')) return new Worker(script);
-  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(script)});`, { eval: true });
+  return workerScript(__dirname, 'ingest-worker');
 }
 
 export function defaultPoolSize(): number {

@@ -11,7 +11,8 @@ import type { IngestPool } from '../ingest/ingest-pool';
 import { ingestSources } from '../ingest/ingest-sources';
 import type { PauseGate } from '../ingest/pause-gate';
 import type { Document, IngestOptions } from '../model';
-import { buildBm25Yielding, keywordFields } from '../search/bm25-index';
+import { keywordFields } from '../search/bm25-index';
+import { buildBm25OffThread } from '../search/bm25-off-thread';
 import { FUSION_DEPTH, RRF_K } from '../search/hybrid-search';
 import { KEYWORD_TOKENIZER_NAME } from '../search/keyword-tokenizer';
 import { embedDocuments } from './build/embed-phase';
@@ -210,7 +211,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
         opts.onProgress?.({ stage: 'index', done: 0, total: 1, ...progress });
         const newDocs = [...withRows, ...fresh].sort(byDocId);
         const { texts, headings } = keywordFields(newDocs);
-        const bm25 = newDocs.length ? await buildBm25Yielding(texts, headings, opts.signal) : null;
+        const bm25 = newDocs.length ? await buildBm25OffThread(texts, headings, opts.signal) : null;
         manifest.stats.durations_ms.index = Math.round(performance.now() - t);
 
         t = performance.now();

@@ -19,6 +19,7 @@ import { toolsBench } from './tools.bench';
 import { harnessBench } from './harness.bench';
 import { startupBench } from './startup.bench';
 import { extensionBench } from './extension.bench';
+import { activationBench } from './activation.bench';
 
 const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   ingest: ingestBench,
@@ -30,6 +31,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   harness: harnessBench,
   startup: startupBench,
   extension: extensionBench,
+  activation: activationBench,
 };
 
 /** Set for a group run as a child of the whole run: where its rows go. */

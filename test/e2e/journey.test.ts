@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { ingestFile } from '../../src/index/ingest/ingest-file';
 import { DEFAULT_INGEST_OPTIONS, type Document } from '../../src/index/model';
 import { FakeOpenAIServer } from '../fakes/openai-server';
-import { CodeServer, dataDirOf, type Profile, extensionActivations, extensionHostStarted, installExtension, listExtensions, makeProfile, removeProfile } from './lib/code-server';
+import { CodeServer, QUIET_SETTINGS, dataDirOf, type Profile, extensionActivations, extensionHostStarted, installExtension, listExtensions, makeProfile, removeProfile } from './lib/code-server';
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
@@ -21,20 +21,6 @@ const INSPECT = 'DocQA: Inspect Document Structure';
 const CHAT_KEY = 'sk-e2e-journey-key-5150';
 const FILE = 'cell-notes.md';
 
-/** A quiet workbench: no welcome page, tips, chat panel, update or telemetry traffic. */
-const SETTINGS = {
-  'workbench.startupEditor': 'none',
-  'workbench.tips.enabled': false,
-  'workbench.enableExperiments': false,
-  'workbench.secondarySideBar.defaultVisibility': 'hidden',
-  'chat.disableAIFeatures': true,
-  'telemetry.telemetryLevel': 'off',
-  'update.mode': 'none',
-  'extensions.autoCheckUpdates': false,
-  'extensions.autoUpdate': false,
-  'extensions.ignoreRecommendations': true,
-  'git.enabled': false,
-};
 
 const PLANTED_KEY = 'AKIAIOSFODNN7EXAMPLE';
 
@@ -77,7 +63,7 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
       profile = await journey.step('install the packaged extension into a fresh profile, its endpoints set to the fake server', async () => {
         await fake.start();
         // The fake checks one key for both services: the journey enters it for both.
-        const p = makeProfile({ ...SETTINGS, 'docqa.chat.baseUrl': fake.baseURL, 'docqa.chat.model': 'fake-chat', 'docqa.embedding.provider': 'openai-compatible', 'docqa.embedding.baseUrl': fake.baseURL, 'docqa.embedding.model': 'fake-embedding', 'docqa.embedding.dimensions': 16 });
+        const p = makeProfile({ ...QUIET_SETTINGS, 'docqa.chat.baseUrl': fake.baseURL, 'docqa.chat.model': 'fake-chat', 'docqa.embedding.provider': 'openai-compatible', 'docqa.embedding.baseUrl': fake.baseURL, 'docqa.embedding.model': 'fake-embedding', 'docqa.embedding.dimensions': 16 });
         await installExtension(p, packagedVsix());
         assert.deepEqual(await listExtensions(p), [`${extensionId}@${manifest.version}`]);
         return p;

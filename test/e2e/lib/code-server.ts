@@ -10,6 +10,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { CODE_SERVER_ENTRY, NODE24, assertToolsInstalled } from './paths';
 
+/** A quiet workbench: no welcome page, tips, chat panel, update or telemetry traffic. */
+export const QUIET_SETTINGS = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'chat.disableAIFeatures': true,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'extensions.ignoreRecommendations': true,
+  'git.enabled': false,
+};
+
 export interface Profile {
   /** Everything of this server lives under here (removed by `removeProfile`). */
   readonly root: string;

@@ -102,7 +102,7 @@ describe('conversations in the application layer: askInConversation and block lo
   it('block(): a cited block from the answer’s snapshot while it exists, else from the active one (saying which); a removed file and an unknown block say so', async () => {
     const { app, notes } = await built();
     const first = (await app.activeSnapshotId())!;
-    const found = (await app.runTool('search_blocks', { query: 'cell membrane' })) as { blocks: Array<{ doc_id: string; block_id: string; text: string }> };
+    const found = (await app.runTool('search_blocks', { query: 'cell membrane' })) as unknown as { blocks: Array<{ doc_id: string; block_id: string; text: string }> };
     const b = found.blocks[0]!;
     const named = await app.block({ doc_id: b.doc_id, block_id: b.block_id, snapshot_id: first });
     assert.ok(named.found);

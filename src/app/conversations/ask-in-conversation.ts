@@ -51,6 +51,7 @@ export async function askInConversation(ctx: AskContext, store: ConversationStor
     if (e.type === 'run_started') {
       const started = { run_id: e.run_id, snapshot_id: e.snapshot_id, prompt_bundle: e.prompt_bundle };
       // The run id is on disk while the run goes on: an interrupted turn still opens its trace.
+      // A failed write here must not break the run: the end's write (which throws) carries the same ids.
       writes = writes.then(() => store.updateTurn(conversation.id, turn.turn_id, started)).catch(() => undefined);
     } else if (e.type === 'tool_requested' || e.type === 'tool_result') steps = recordStep(steps, e);
     o.onEvent?.(e);

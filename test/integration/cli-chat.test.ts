@@ -50,6 +50,7 @@ describe('docqa ask --conversation and docqa chat', () => {
     assert.ok(!prompt[0]!.content.includes(oldRef), 'not its citation');
     const meta = cli.json<{ meta: { conversation: { turns: number; dropped: number; tokens: number }; manifest: { max_conversation_tokens: number } } }>(['trace', 'show', runId, '--json']).meta;
     assert.deepEqual([meta.conversation.turns, meta.conversation.dropped, meta.manifest.max_conversation_tokens], [1, 0, 2000]);
+    assert.match(cli.run(['trace', 'show', runId]).stdout, new RegExp(`^conversation: 1 earlier turn in the prompts \\(${meta.conversation.tokens} tokens\\)$`, 'm'));
   });
 
   it('chat list, show, rename and delete; another workspace has none of it', async () => {
@@ -96,5 +97,13 @@ describe('docqa ask --conversation and docqa chat', () => {
     assert.equal(here.code, 0, here.stderr);
     const cid = /^conversation (c\S+) /m.exec(here.stdout)![1]!;
     assert.ok(fs.existsSync(path.join(cli.store, 'conversations', workspaceKey([process.cwd()]), `${cid}.json`)));
+
+    // A bound too small for the earlier turn: it is left out, and the run says so.
+    server.scriptChat('Thought: ok.\nAction: Finish[好的。]');
+    const tight = await cli.runAsync(['ask', '再说一遍？', '--conversation', cid, '--json'], { DOCQA_MAX_CONVERSATION_TOKENS: '1' });
+    assert.equal(tight.code, 0, tight.stderr);
+    const t = JSON.parse(tight.stdout) as { run_id: string; turn_id: string; conversation: { turns: number; dropped: number } };
+    assert.deepEqual([t.turn_id, t.conversation], ['t2', { turns: 0, dropped: 1, tokens: 0 }]);
+    assert.match(cli.run(['trace', 'show', t.run_id]).stdout, /^conversation: 0 earlier turns in the prompts \(0 tokens\), 1 older left out \(max 1 tokens\)$/m);
   });
 });

@@ -4,6 +4,7 @@ import { DocQaError, UsageError } from '../common/errors';
 import { isLoopback } from '../common/provider-failure';
 import { Redactor } from '../common/redact';
 import { AgentEvent } from '../harness/agent-result';
+import { EarlierTurn } from '../harness/conversation-context';
 import type { ChatModel } from '../harness/loop-context';
 import { ChatClient } from '../harness/model-client';
 import { activeBundle } from '../harness/prompt-store';
@@ -14,9 +15,14 @@ import { queryEmbedding } from './query-embedding';
 import type { AppSettings, HostWords, KeyProvider } from './settings';
 import { type TracedRun, runTraced } from './traced-run';
 
-/** What a host asks: the question, and optionally the answer language, the prompt bundle, the trace mode. */
+/**
+ * What a host asks: the question, and optionally the answer language, the prompt bundle, the trace mode,
+ * and a follow-up's earlier turns (question and released answer, oldest first: their evidence is never
+ * passed on, their citation markers are removed).
+ */
 export const AskRequest = z.object({
   question: z.string(),
+  conversation: z.array(EarlierTurn).optional(),
   lang: z.enum(['zh', 'en']).optional(),
   prompt: z.string().optional(),
   trace: TraceMode.optional(),
@@ -25,7 +31,15 @@ export type AskRequest = z.infer<typeof AskRequest>;
 
 /** Everything a UI hears during one question: the run's start, then the agent's events. */
 export const AskEvent = z.union([
-  z.object({ type: z.literal('run_started'), run_id: z.string(), snapshot_id: z.string(), lang: z.enum(['zh', 'en']), prompt_bundle: z.object({ id: z.string(), version: z.string(), hash: z.string() }) }),
+  z.object({
+    type: z.literal('run_started'),
+    run_id: z.string(),
+    snapshot_id: z.string(),
+    lang: z.enum(['zh', 'en']),
+    prompt_bundle: z.object({ id: z.string(), version: z.string(), hash: z.string() }),
+    /** A follow-up's earlier turns in the prompts: how many, how many dropped for the bound, their tokens. */
+    conversation: z.object({ turns: z.number().int(), dropped: z.number().int(), tokens: z.number().int() }).optional(),
+  }),
   AgentEvent,
 ]);
 export type AskEvent = z.infer<typeof AskEvent>;
@@ -71,6 +85,7 @@ export function runBase(ctx: AskContext) {
     thresholds: { noGain: settings.run.thresholds.no_gain, violations: settings.run.thresholds.violations },
     appVersion: ctx.appVersion,
     settingNames: ctx.words.settings,
+    maxConversationTokens: settings.run.max_conversation_tokens,
   };
 }
 
@@ -97,6 +112,7 @@ export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortS
     const run = await runTraced({
       ...runBase(ctx),
       question: req.question,
+      conversation: req.conversation,
       snapshot: handle.snapshot,
       embedQuery,
       model: ctx.model ?? new ChatClient(settings.chat, chatKey ?? ''),
@@ -107,8 +123,8 @@ export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortS
       redactor: new Redactor([chatKey, embeddingKey]),
       signal: o.signal,
       // The run id comes before the run starts: run_started is the first event a UI hears.
-      onRunId: (run_id) => {
-        o.onEvent?.({ type: 'run_started', run_id, snapshot_id: handle.id, lang, prompt_bundle: { id: bundle.id, version: bundle.version, hash: bundle.hash } });
+      onRunId: (run_id, conversation) => {
+        o.onEvent?.({ type: 'run_started', run_id, snapshot_id: handle.id, lang, prompt_bundle: { id: bundle.id, version: bundle.version, hash: bundle.hash }, conversation });
       },
       onEvent: o.onEvent,
     });

@@ -16,6 +16,9 @@ import { openSnapshotHandle } from '../tools/snapshot-handle';
 import { type ToolName, type ToolPayload, errorPayload } from '../tools/tool';
 import { listTraces } from '../trace/trace-store';
 import { type AskEvent, type AskOutcome, type AskRequest, ask } from './ask';
+import { type BlockLookup, type BlockRequest, lookupBlock } from './block-lookup';
+import { type ConversationAskEvent, type ConversationAskOutcome, type ConversationAskRequest, askInConversation } from './conversations/ask-in-conversation';
+import { ConversationStore } from './conversations/conversation-store';
 import { type BuildEvent, BuildJob, leftBuild } from './build-job';
 import { testConnection } from './connection-test';
 import { type EvalOptions, evaluateGoldset } from './evaluate';
@@ -144,6 +147,25 @@ export class DocQaApp {
   // Questions
   ask(req: AskRequest, o: { signal?: AbortSignal; onEvent?: (e: AskEvent) => void } = {}): Promise<AskOutcome> {
     return ask(this.askContext(), req, o);
+  }
+
+  /** The chat history of one workspace (a key from workspaceKey of the host's folders). */
+  conversations(workspace: string): ConversationStore {
+    return new ConversationStore(this.dir, workspace, this.clock);
+  }
+
+  /**
+   * A question in a conversation (`conversation_id` null starts one): recorded as a running turn before
+   * the run (the first event, `conversation_turn`, carries its ids), asked with the earlier turns'
+   * questions and answers as context, and finished in the history with its result or error.
+   */
+  askInConversation(req: ConversationAskRequest, o: { signal?: AbortSignal; onEvent?: (e: ConversationAskEvent) => void } = {}): Promise<ConversationAskOutcome> {
+    return askInConversation(this.askContext(), this.conversations(req.workspace), req, o);
+  }
+
+  /** A cited block for a chip: from the answer's snapshot while it exists, else the active one (the reply says which). */
+  block(req: BlockRequest): Promise<BlockLookup> {
+    return lookupBlock(this.dir, this.lru, req);
   }
 
   /** One retrieval tool on the active (or given) snapshot, as the agent would call it; failures are payloads. */

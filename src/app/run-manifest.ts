@@ -23,13 +23,20 @@ export interface ManifestInput {
   snapshot: SnapshotManifest;
   budgets: Budgets;
   thresholds: { noGain: number; violations: number };
+  maxConversationTokens: number;
+}
+
+/** The conversation template's hash, and its lender when an older bundle borrowed the baseline's. */
+function borrowedConversation(b: PromptBundle): { conversation_hash?: string; conversation_from?: string } {
+  if (!b.conversation) return {};
+  return { conversation_hash: b.conversation.hash, ...(b.conversation.from !== b.id ? { conversation_from: b.conversation.from } : {}) };
 }
 
 /** Everything that decides a run's behaviour, and its hash. Holds no key: keys are not configuration. */
 export function buildRunManifest(i: ManifestInput): RunManifest {
   const e = i.snapshot.embedding;
   const body: Omit<RunManifest, 'app' | 'config_hash'> = {
-    prompt_bundle: { id: i.bundle.id, version: i.bundle.version, hash: i.bundle.hash, parent: i.bundle.parent, language: i.bundle.language, ...(i.bundle.final ? { final_hash: i.bundle.final.hash } : {}), ...(i.bundle.final && i.bundle.final.from !== i.bundle.id ? { final_from: i.bundle.final.from } : {}) },
+    prompt_bundle: { id: i.bundle.id, version: i.bundle.version, hash: i.bundle.hash, parent: i.bundle.parent, language: i.bundle.language, ...(i.bundle.final ? { final_hash: i.bundle.final.hash } : {}), ...(i.bundle.final && i.bundle.final.from !== i.bundle.id ? { final_from: i.bundle.final.from } : {}), ...borrowedConversation(i.bundle) },
     loop_protocol_version: LOOP_PROTOCOL_VERSION,
     tool_contract_version: TOOL_CONTRACT_VERSION,
     tools: [...i.tools],
@@ -38,6 +45,7 @@ export function buildRunManifest(i: ManifestInput): RunManifest {
     snapshot: { id: i.snapshot.id, completeness: i.snapshot.state === 'ready_partial' ? 'partial' : 'complete', failed_documents: i.snapshot.failed_documents.length },
     budgets: { ...i.budgets },
     thresholds: { no_gain: i.thresholds.noGain, violations: i.thresholds.violations },
+    max_conversation_tokens: i.maxConversationTokens,
   };
   const config_hash = crypto.createHash('sha256').update(stableJson(body)).digest('hex');
   return { app: { name: 'docqa', version: i.appVersion, build: BUILD_HASH }, ...body, config_hash };

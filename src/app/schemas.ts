@@ -11,5 +11,7 @@ export { AgentEvent, AgentResult, BlockBrief, Citation, Counts, Ledger, Release,
 export { ProgressSnapshot } from '../harness/progress-snapshot';
 export { StepOutcome, StepScope } from '../harness/step-words';
 export { ProviderFailure } from '../common/provider-failure';
-export { Conversation, ConversationSummary, ConversationTurn, TurnState, TurnStep } from './conversations/conversation';
+export { BlockLookup, BlockRequest } from './block-lookup';
+export { ConversationAskEvent, ConversationAskRequest } from './conversations/ask-in-conversation';
+export { Conversation, ConversationListing, ConversationSummary, ConversationTurn, TurnState, TurnStep, UnreadableConversation } from './conversations/conversation';
 export { SkippedEntry } from '../index/sources/secret-files';

@@ -20,8 +20,10 @@ export const AppSettings = z.object({
       thresholds: z.object({ no_gain: z.number().int().min(1).default(2), violations: z.number().int().min(1).default(2) }).default({ no_gain: 2, violations: 2 }),
       /** Longest question accepted, in characters. */
       max_question_chars: z.number().int().min(1).default(4000),
+      /** Bound on a follow-up's earlier questions and answers in its prompts (the most recent that fit go in; 0: none). */
+      max_conversation_tokens: z.number().int().min(0).default(2000),
     })
-    .default({ budgets: Budgets.parse({}), thresholds: { no_gain: 2, violations: 2 }, max_question_chars: 4000 }),
+    .default({ budgets: Budgets.parse({}), thresholds: { no_gain: 2, violations: 2 }, max_question_chars: 4000, max_conversation_tokens: 2000 }),
   trace: z.object({ mode: TraceMode.default('metadata'), keep: z.number().int().min(1).default(500) }).default({ mode: 'metadata', keep: 500 }),
   retention: z.object({ keep: z.number().int().min(0).default(5), keep_days: z.number().min(0).nullable().default(null) }).default({ keep: 5, keep_days: null }),
 });

@@ -4,6 +4,7 @@ import { type AgentEvent, type AgentOptions, type AgentResult, type ChatModel, r
 import type { Budgets } from '../harness/budget';
 import type { ChatConfig } from '../harness/model-client';
 import type { PromptBundle } from '../harness/prompt-bundle';
+import { type EarlierTurn, conversationContext } from '../harness/conversation-context';
 import { TOOLS } from '../tools/registry';
 import type { QueryEmbedder, ToolName } from '../tools/tool';
 import type { Redactor } from '../common/redact';
@@ -22,6 +23,10 @@ export interface TracedRunOptions {
   bundle: PromptBundle;
   budgets: Budgets;
   thresholds: { noGain: number; violations: number };
+  /** A follow-up's earlier turns (question and released answer), oldest first; none for a first question. */
+  conversation?: readonly EarlierTurn[];
+  /** The bound on their section in the prompts: the most recent turns that fit go in. */
+  maxConversationTokens: number;
   /** The answer's language (default: the bundle's). */
   lang?: 'zh' | 'en';
   appVersion: string;
@@ -36,14 +41,23 @@ export interface TracedRunOptions {
   keepTraces?: number;
   /** How the host names its settings (advice in provider errors). */
   settingNames?: AgentOptions['settingNames'];
-  /** Told the run id before the run starts (a UI links its events to the run's trace). */
-  onRunId?: (runId: string) => void;
+  /** Told the run id (and what of the conversation goes in) before the run starts (a UI links its events to the run's trace). */
+  onRunId?: (runId: string, conversation: ConversationUse) => void;
+}
+
+/** What of a follow-up's conversation went into its prompts (the trace's meta and the run_started event say the same). */
+export interface ConversationUse {
+  turns: number;
+  dropped: number;
+  tokens: number;
 }
 
 export interface TracedRun {
   run_id: string;
   manifest: RunManifest;
   result: AgentResult;
+  /** What of the conversation went into the prompts. */
+  conversation: ConversationUse;
   /** Settles when the trace is on disk (or given up on, bounded): the answer does not wait for it. */
   trace: Promise<TraceOutcome>;
 }
@@ -56,17 +70,20 @@ export interface TracedRun {
 export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
   const run_id = newRunId();
   const tools = o.tools ?? TOOLS.map((t) => t.name);
-  const manifest = buildRunManifest({ appVersion: o.appVersion, bundle: o.bundle, tools, chat: o.chat, snapshot: o.snapshot.manifest, budgets: o.budgets, thresholds: o.thresholds });
+  const manifest = buildRunManifest({ appVersion: o.appVersion, bundle: o.bundle, tools, chat: o.chat, snapshot: o.snapshot.manifest, budgets: o.budgets, thresholds: o.thresholds, maxConversationTokens: o.maxConversationTokens });
+  const conversation = conversationContext(o.bundle.conversation, o.conversation ?? [], o.maxConversationTokens);
+  const use: ConversationUse = { turns: conversation.turns, dropped: conversation.dropped, tokens: conversation.tokens };
   const writer = new TraceWriter(run_id, o.dir.traceDir(run_id), o.redactor, o.writer);
   const tracer = new Tracer(o.mode, writer);
   const started_at = new Date().toISOString();
-  o.onRunId?.(run_id);
+  o.onRunId?.(run_id, use);
   const result = await runAgent({
     question: o.question,
     snapshot: o.snapshot,
     embedQuery: o.embedQuery,
     model: o.model,
     bundle: o.bundle,
+    conversation,
     budgets: o.budgets,
     thresholds: o.thresholds,
     lang: o.lang,
@@ -81,6 +98,7 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
     mode: o.mode,
     started_at,
     question: o.question,
+    conversation: use,
     manifest,
     release: { status: result.release.status, reason: result.release.reason, detail: result.release.detail },
     stop_reason: result.stop_reason,
@@ -89,5 +107,5 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
   });
   const keep = o.keepTraces;
   const trace = keep === undefined ? closing : closing.then(async (outcome) => (await pruneTraces(o.dir, keep), outcome));
-  return { run_id, manifest, result, trace };
+  return { run_id, manifest, result, conversation: use, trace };
 }

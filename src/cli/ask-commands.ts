@@ -6,6 +6,7 @@ import type { TraceMode } from '../trace/trace-model';
 import type { TraceOutcome } from '../trace/trace-writer';
 import type { CliIo } from './main';
 import type { CommandContext } from './command-context';
+import { cliWorkspace } from './chat-commands';
 
 function warnPartial(io: CliIo, trace: TraceOutcome): void {
   if (trace.partial) io.stderr(`docqa: warning: the trace of ${trace.run_id} is partial (${trace.records_dropped} records lost${trace.writer_error ? `: ${trace.writer_error}` : ''}); the answer is unaffected\n`);
@@ -37,17 +38,27 @@ export function registerAskCommands(program: Command, { io, json, app }: Command
     .option('--lang <zh|en>', 'prompt language (default: Chinese when the question has Chinese characters)')
     .option('--prompt <id>', 'prompt bundle (default: the promoted one, else the release baseline for the language)')
     .option('--trace <mode>', 'metadata (default, or $DOCQA_TRACE) or full: also keep the exact prompts, model output, tool payloads and answer')
-    .action(async (question: string, o: { json?: boolean; lang?: string; prompt?: string; trace?: string }) => {
+    .option('--conversation <id|new>', 'ask in a stored conversation (see `docqa chat list`), with its earlier questions and answers as context; "new" starts one')
+    .option('--workspace <dir>', 'the workspace whose conversations --conversation uses (default: the current directory)')
+    .action(async (question: string, o: { json?: boolean; lang?: string; prompt?: string; trace?: string; conversation?: string; workspace?: string }) => {
       if (o.lang !== undefined && o.lang !== 'zh' && o.lang !== 'en') throw new UsageError('--lang must be zh or en');
       if (o.trace !== undefined && o.trace !== 'metadata' && o.trace !== 'full') throw new UsageError('--trace must be metadata or full');
+      if (o.workspace !== undefined && o.conversation === undefined) throw new UsageError('--workspace needs --conversation');
       const a = app(['run', 'chat', 'embedding-if-set']);
       const ac = new AbortController();
       const onSigint = () => ac.abort();
       // Ctrl-C cancels the run (CANCELLED); the host, not the core, listens for the signal.
       process.once('SIGINT', onSigint);
+      const req = { question, lang: o.lang as 'zh' | 'en' | undefined, prompt: o.prompt, trace: o.trace as TraceMode | undefined };
       let run;
+      let turn: { conversation_id: string; turn_id: string } | null = null;
       try {
-        run = await a.ask({ question, lang: o.lang as 'zh' | 'en' | undefined, prompt: o.prompt, trace: o.trace as TraceMode | undefined }, { signal: ac.signal });
+        if (o.conversation === undefined) run = await a.ask(req, { signal: ac.signal });
+        else {
+          const asked = await a.askInConversation({ ...req, workspace: cliWorkspace(o.workspace), conversation_id: o.conversation === 'new' ? null : o.conversation }, { signal: ac.signal });
+          run = asked.run;
+          turn = { conversation_id: asked.conversation_id, turn_id: asked.turn.turn_id };
+        }
       } finally {
         process.off('SIGINT', onSigint);
       }
@@ -55,7 +66,7 @@ export function registerAskCommands(program: Command, { io, json, app }: Command
       if (o.json) {
         // The JSON says whether the trace is whole, so it waits for the (bounded) close.
         const trace = await run.trace;
-        json({ run_id: run.run_id, snapshot_id: run.snapshot_id, ...result, trace: { mode: run.trace_mode, partial: trace.partial, records_dropped: trace.records_dropped, writer_error: trace.writer_error } });
+        json({ run_id: run.run_id, snapshot_id: run.snapshot_id, ...(turn ?? {}), ...result, conversation: run.conversation, trace: { mode: run.trace_mode, partial: trace.partial, records_dropped: trace.records_dropped, writer_error: trace.writer_error } });
         warnPartial(io, trace);
       } else {
         // The answer first; the trace finishes while it is read.
@@ -65,6 +76,7 @@ export function registerAskCommands(program: Command, { io, json, app }: Command
           for (const c of result.citations) io.stdout(`  ${c.ref}  ${c.doc_title} — ${c.section_path} (${c.source_label})\n`);
         }
         io.stdout(`\n[${result.release.status}${result.release.reason ? ` ${result.release.reason}` : ''}] ${result.counts.tool_calls} tool calls, ${result.counts.model_calls} model calls, ${result.tokens.prompt + result.tokens.completion} chat tokens · trace ${run.run_id}\n`);
+        if (turn) io.stdout(`conversation ${turn.conversation_id} (turn ${turn.turn_id}${run.conversation.turns ? `, ${run.conversation.turns} earlier turn${run.conversation.turns === 1 ? '' : 's'} as context${run.conversation.dropped ? `, ${run.conversation.dropped} older left out` : ''}` : ''})\n`);
         warnPartial(io, await run.trace);
       }
       if (result.release.status === 'FAILED' || result.release.status === 'CANCELLED') {

@@ -105,7 +105,8 @@ const RUN_VARS = {
 /**
  * Budgets (DOCQA_MAX_CONTEXT_TOKENS 100K, DOCQA_MAX_REQUEST_TOKENS 400K, DOCQA_FINAL_RESERVE_TOKENS 4K,
  * DOCQA_MAX_TOOL_CALLS 8), stopping thresholds (DOCQA_NO_GAIN_THRESHOLD, DOCQA_VIOLATION_THRESHOLD, 2 each),
- * the longest question (DOCQA_MAX_QUESTION_CHARS, 4000), the trace mode (DOCQA_TRACE=metadata|full) and
+ * the longest question (DOCQA_MAX_QUESTION_CHARS, 4000), the bound on a follow-up's earlier turns in
+ * its prompts (DOCQA_MAX_CONVERSATION_TOKENS, 2000; 0 sends none), the trace mode (DOCQA_TRACE=metadata|full) and
  * how many traces to keep (DOCQA_KEEP_TRACES, 500).
  */
 function runSettingsFromEnv(env: NodeJS.ProcessEnv): Pick<AppSettings, 'run' | 'trace'> {
@@ -129,7 +130,8 @@ function runSettingsFromEnv(env: NodeJS.ProcessEnv): Pick<AppSettings, 'run' | '
   if (keep < 1) throw new UsageError('DOCQA_KEEP_TRACES must be at least 1');
   const maxQuestionChars = whole('DOCQA_MAX_QUESTION_CHARS') ?? defaults.max_question_chars;
   if (maxQuestionChars < 1) throw new UsageError('DOCQA_MAX_QUESTION_CHARS must be at least 1');
-  return { run: { budgets: budgets.data, thresholds: { no_gain: noGain, violations }, max_question_chars: maxQuestionChars }, trace: { mode: mode.data, keep } };
+  const maxConversationTokens = whole('DOCQA_MAX_CONVERSATION_TOKENS') ?? defaults.max_conversation_tokens;
+  return { run: { budgets: budgets.data, thresholds: { no_gain: noGain, violations }, max_question_chars: maxQuestionChars, max_conversation_tokens: maxConversationTokens }, trace: { mode: mode.data, keep } };
 }
 
 /** Both API keys from the environment: everything the CLI prints or writes is scrubbed of them. */

@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { DocQaApp } from '../app/docqa-app';
 import { DocQaError, UsageError, errorMessage } from '../common/errors';
 import { registerAskCommands } from './ask-commands';
+import { registerChatCommands } from './chat-commands';
 import { type SettingsPart, keysFromEnv, redactorFromEnv, resolveStore, settingsFromEnv } from './cli-env';
 import type { CommandContext } from './command-context';
 import { registerEvalCommands } from './eval-commands';
@@ -53,6 +54,7 @@ function buildProgram(io: CliIo): Command {
   registerSourceCommands(program, ctx);
   registerIndexCommands(program, ctx);
   registerAskCommands(program, ctx);
+  registerChatCommands(program, ctx);
   registerTraceCommands(program, ctx);
   registerPromptCommands(program, ctx);
   registerEvalCommands(program, ctx);

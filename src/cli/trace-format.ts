@@ -54,6 +54,8 @@ export function formatTrace(t: LoadedTrace): string {
   if (m) {
     lines.push(`run ${t.run_id}  ${m.started_at}  ${m.mode} trace${m.partial ? `  PARTIAL (${m.records_dropped} records lost${m.writer_error ? `: ${m.writer_error}` : ''})` : ''}`);
     lines.push(`question: ${m.question}`);
+    const c = m.conversation;
+    if (c && (c.turns || c.dropped)) lines.push(`conversation: ${c.turns} earlier turn${c.turns === 1 ? '' : 's'} in the prompts (${c.tokens} tokens)${c.dropped ? `, ${c.dropped} older left out (max ${m.manifest.max_conversation_tokens ?? '?'} tokens)` : ''}`);
     lines.push(`snapshot ${m.manifest.snapshot.id} (${m.manifest.snapshot.completeness})  model ${m.manifest.chat.model} (thinking ${m.manifest.chat.thinking})  prompt ${m.manifest.prompt_bundle.id}@${m.manifest.prompt_bundle.hash.slice(0, 12)}  config ${m.manifest.config_hash.slice(0, 12)}`);
   } else lines.push(`run ${t.run_id}  INCOMPLETE: trace.json was never written (the run crashed or its writer failed)`);
   if (t.unreadable_lines) lines.push(`(${t.unreadable_lines} unreadable record lines skipped)`);

@@ -40,6 +40,10 @@ export class DataDir {
   get evalsDir(): string {
     return path.join(this.root, 'evals');
   }
+  /** Chat history: `conversations/<workspace-key>/<conversation-id>.json`. */
+  get conversationsDir(): string {
+    return path.join(this.root, 'conversations');
+  }
   snapshotDir(id: string): string {
     return path.join(this.snapshotsDir, id);
   }

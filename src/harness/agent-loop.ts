@@ -13,6 +13,7 @@ import { factLines } from './progress-snapshot';
 import { ProgressTracker, type StopReason } from './progress-tracker';
 import { renderPrompt, renderTemplate } from './prompt-bundle';
 import { collectionStatusText, toolsPromptText } from './prompt-sections';
+import { NO_CONVERSATION } from './conversation-context';
 import { releaseRun, giveUp, modelFailed, ok } from './release';
 import { gateRequest, observeHarness } from './request-gate';
 import { RunState } from './run-state';
@@ -36,9 +37,10 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
   const whitelist = o.tools ?? TOOLS.map((t) => t.name);
   const tracer = o.tracer ?? new Tracer('metadata', NULL_SINK);
   const state = new RunState();
-  const staticValues = { tools: toolsPromptText(whitelist), collection_status: collectionStatusText(o.snapshot), question: o.question };
+  const conversation = o.conversation ?? NO_CONVERSATION;
+  const staticValues = { tools: toolsPromptText(whitelist), collection_status: collectionStatusText(o.snapshot), question: o.question, conversation: conversation.text };
   const frames = new Map<boolean, number>();
-  const root = tracer.start('request', 'request', null, { snapshot_id: o.snapshot.manifest.id, prompt_bundle: o.bundle.id, tools: [...whitelist] });
+  const root = tracer.start('request', 'request', null, { snapshot_id: o.snapshot.manifest.id, prompt_bundle: o.bundle.id, tools: [...whitelist], conversation_turns: conversation.turns, conversation_turns_dropped: conversation.dropped, conversation_tokens: conversation.tokens });
   const loop: Loop = {
     o,
     state,
@@ -49,7 +51,8 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
     lang: o.lang ?? o.bundle.language,
     emit: (e: AgentEvent) => o.onEvent?.(e),
     ledger: () => o.onEvent?.({ type: 'ledger', ledger: state.ledger(o.budgets) }),
-    // The prompt around the history is counted once per run and kind; each history entry once, when added.
+    // The prompt around the history (the conversation section included) is counted once per run and
+    // kind; each history entry once, when added.
     frameTokens: () => {
       let n = frames.get(state.finalRound);
       if (n === undefined) frames.set(state.finalRound, (n = countTokens(system('')) + countTokens(o.question)));

@@ -49,3 +49,14 @@ export function checkCitations(answer: string, refs: CitableRefs): CitationCheck
   });
   return { answer: out, cited, removed };
 }
+
+/**
+ * An earlier answer as a follow-up's context: its citation markers removed, so the model is not shown
+ * refs this run's tools did not return (the check above would remove a re-cited one anyway).
+ */
+export function stripCitations(answer: string): string {
+  return answer
+    .replace(MARKER, '')
+    .replace(/[ \t]+$/gm, '')
+    .trim();
+}

@@ -4,6 +4,7 @@ import type { QueryEmbedder, ToolName } from '../tools/tool';
 import type { Span, Tracer } from '../trace/tracer';
 import type { AgentEvent } from './agent-result';
 import type { Budgets } from './budget';
+import type { ConversationContext } from './conversation-context';
 import type { ChatMessage, ChatResult, CompleteOptions } from './model-client';
 import type { ProgressTracker } from './progress-tracker';
 import type { PromptBundle } from './prompt-bundle';
@@ -21,6 +22,8 @@ export interface AgentOptions {
   embedQuery?: QueryEmbedder;
   model: ChatModel;
   bundle: PromptBundle;
+  /** A follow-up's earlier turns as the prompts' conversation section (conversationContext); none by default. */
+  conversation?: ConversationContext;
   budgets: Budgets;
   thresholds?: { noGain?: number; violations?: number };
   /** The answer's language (the fallback is written in it); default: the bundle's. */

@@ -42,17 +42,20 @@ function checkId(id: string): void {
   if (!BUNDLE_ID.test(id)) throw new DocQaError('invalid_argument', `"${id}" is not a bundle id (lower-case letters, digits, ".", "_", "-")`);
 }
 
-/** A format-1 bundle has no final-round template of its own: it borrows its language's baseline one. */
-async function withFinal(bundle: PromptBundle): Promise<PromptBundle> {
-  if (bundle.final) return bundle;
+/**
+ * An older bundle lacks templates of the current format: it borrows its language's baseline ones (the
+ * final round's for format 1, the conversation's for formats 1 and 2); the manifest names the lender.
+ */
+async function withBorrowed(bundle: PromptBundle): Promise<PromptBundle> {
+  if (bundle.final && bundle.conversation) return bundle;
   const baseline = await loadBundle(path.join(baselineDir(), `baseline-${bundle.language}`));
-  return { ...bundle, final: baseline.final };
+  return { ...bundle, final: bundle.final ?? baseline.final, conversation: bundle.conversation ?? baseline.conversation };
 }
 
 /** A bundle by id (baselines first), refusing a frozen bundle whose content changed since it was frozen. */
 export async function resolveBundle(dir: DataDir, id: string): Promise<PromptBundle> {
   checkId(id);
-  if ((await baselineIds()).includes(id)) return loadBundle(path.join(baselineDir(), id));
+  if ((await baselineIds()).includes(id)) return withBorrowed(await loadBundle(path.join(baselineDir(), id)));
   const folder = path.join(dir.promptsDir, id);
   if (!existsSync(path.join(folder, 'bundle.json'))) throw new DocQaError('prompt_bundle_missing', `no prompt bundle "${id}" (see \`docqa prompts list\`)`);
   const bundle = await loadBundle(folder);
@@ -61,7 +64,7 @@ export async function resolveBundle(dir: DataDir, id: string): Promise<PromptBun
   if (frozen && frozen !== bundle.hash) {
     throw new DocQaError('prompt_bundle_modified', `prompt bundle ${id} was frozen with content ${frozen.slice(0, 12)} but now hashes to ${bundle.hash.slice(0, 12)}; a frozen bundle cannot change: make a new one with \`docqa prompts new --from ${id}\``);
   }
-  return withFinal(bundle);
+  return withBorrowed(bundle);
 }
 
 /** The bundle `ask` uses: `explicit` if given, else the promoted one, else the baseline for the question's language. */
@@ -134,11 +137,14 @@ export async function newBundle(dir: DataDir, from: string, id?: string): Promis
       if (taken(newId)) throw new DocQaError('invalid_argument', `a prompt bundle "${newId}" already exists`);
       const folder = path.join(dir.promptsDir, newId);
       await fs.mkdir(folder);
-      // A copy is always of the current format: a format-1 source's borrowed final template becomes its own.
+      // A copy is always of the current format: an older source's borrowed templates become its own, and
+      // its templates get the {conversation} line where it was placed when they loaded.
       const finalFile = source.final_template && source.final_template !== source.template ? source.final_template : 'final.md';
-      const meta: BundleFile = { formatVersion: PROMPT_BUNDLE_FORMAT_VERSION, id: newId, version: source.version, parent: source.id, language: source.language, template: source.template, final_template: finalFile, description: `experimental copy of ${source.id}` };
+      const conversationFile = source.conversation_template ?? (source.template === 'conversation.md' || finalFile === 'conversation.md' ? 'conversation-section.md' : 'conversation.md');
+      const meta: BundleFile = { formatVersion: PROMPT_BUNDLE_FORMAT_VERSION, id: newId, version: source.version, parent: source.id, language: source.language, template: source.template, final_template: finalFile, conversation_template: conversationFile, description: `experimental copy of ${source.id}` };
       await fs.writeFile(path.join(folder, source.template), source.text);
       await fs.writeFile(path.join(folder, finalFile), source.final!.text);
+      await fs.writeFile(path.join(folder, conversationFile), source.conversation!.text);
       await writeVersioned(path.join(folder, 'bundle.json'), meta);
       return (await listBundles(dir)).find((b) => b.id === newId)!;
     },

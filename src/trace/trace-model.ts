@@ -63,6 +63,9 @@ export const RunManifest = z.object({
     /** The final round's template: its hash, and (only when it is borrowed: a format-1 bundle) the bundle it comes from. Absent in traces written before it existed. */
     final_hash: z.string().optional(),
     final_from: z.string().optional(),
+    /** The conversation template: its hash, and (only when borrowed: a format-1 or -2 bundle) the bundle it comes from. Absent in traces written before it existed. */
+    conversation_hash: z.string().optional(),
+    conversation_from: z.string().optional(),
   }),
   loop_protocol_version: z.string(),
   tool_contract_version: z.string(),
@@ -72,6 +75,8 @@ export const RunManifest = z.object({
   snapshot: z.object({ id: z.string(), completeness: z.enum(['complete', 'partial']), failed_documents: z.number() }),
   budgets: z.object({ max_context_tokens: z.number(), max_request_tokens: z.number(), finalization_reserve_tokens: z.number(), max_tool_calls: z.number() }),
   thresholds: z.object({ no_gain: z.number(), violations: z.number() }),
+  /** The bound on a follow-up's conversation section (absent in traces written before it existed). */
+  max_conversation_tokens: z.number().optional(),
   /** sha256 of everything above except the app build: equal hashes, same configuration. */
   config_hash: z.string(),
 });
@@ -85,6 +90,8 @@ export const TraceMeta = z.object({
   mode: TraceMode,
   started_at: z.string(),
   question: z.string(),
+  /** A follow-up's earlier turns in its prompts: how many went in, how many were dropped for the bound, their section's tokens. */
+  conversation: z.object({ turns: z.number().int(), dropped: z.number().int(), tokens: z.number().int() }).optional(),
   manifest: RunManifest,
   release: z.object({ status: z.string(), reason: z.string().nullable(), detail: z.string().nullable().optional() }),
   stop_reason: z.string().nullable(),

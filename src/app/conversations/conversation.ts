@@ -40,6 +40,11 @@ export const ConversationTurn = z.object({
   result: AgentResult.nullable(),
   /** Why no run took place or it broke off (a usage error, no snapshot…): code and message. */
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  /**
+   * The process running the turn, while it is `running` (added compatibly: absent in files written
+   * without it). A reader on the same host that finds the process gone marks the turn interrupted.
+   */
+  owner: z.object({ pid: z.number().int(), host: z.string() }).optional(),
 });
 export type ConversationTurn = z.infer<typeof ConversationTurn>;
 
@@ -58,3 +63,11 @@ export type Conversation = z.infer<typeof Conversation>;
 /** A conversation in a list: enough to show and pick it. */
 export const ConversationSummary = z.object({ id: z.string(), title: z.string(), updated_at: z.string(), turns: z.number().int() });
 export type ConversationSummary = z.infer<typeof ConversationSummary>;
+
+/** A conversation file that cannot be read (damaged, or written by a newer DocQA): listed, never rewritten or removed unasked. */
+export const UnreadableConversation = z.object({ id: z.string(), file: z.string(), code: z.string(), message: z.string() });
+export type UnreadableConversation = z.infer<typeof UnreadableConversation>;
+
+/** A workspace's conversations: the readable ones newest first (updated_at, then id), and the unreadable ones by id. */
+export const ConversationListing = z.object({ conversations: z.array(ConversationSummary), unreadable: z.array(UnreadableConversation) });
+export type ConversationListing = z.infer<typeof ConversationListing>;

@@ -1,7 +1,7 @@
 import { memo } from 'preact/compat';
-import { useMemo, useState } from 'preact/hooks';
+import { useMemo, useRef, useState } from 'preact/hooks';
 import type { Citation } from '../../src/harness/agent-result';
-import { type CiteView, renderBlock, splitBlocks } from './markdown';
+import { type CiteView, type Split, renderBlock, splitBlocks } from './markdown';
 import { showControls } from './inert-text';
 import type { Preview } from './chat-controller';
 import type { Strings } from './strings';
@@ -12,6 +12,28 @@ const Block = memo(function Block({ text, cites, S }: { text: string; cites: Cit
   const html = useMemo(() => renderBlock(text, cites, S), [text, cites, S]);
   return <div class="md-block" dangerouslySetInnerHTML={{ __html: html }} />;
 });
+
+/**
+ * Finished blocks in groups, each memoised on its blocks' texts: at 20k tokens an answer has ~1,000
+ * blocks, and diffing a thousand memo'd children per delta cost more than the tail's own render.
+ */
+const GROUP = 32;
+const sameBlocks = (a: { blocks: string[]; cites: CiteView; S: Strings }, b: { blocks: string[]; cites: CiteView; S: Strings }) => a.cites === b.cites && a.S === b.S && a.blocks.length === b.blocks.length && a.blocks.every((x, i) => x === b.blocks[i]);
+const Group = memo(function Group({ blocks, cites, S }: { blocks: string[]; cites: CiteView; S: Strings }) {
+  return (
+    <>
+      {blocks.map((b, i) => (
+        <Block key={i} text={b} cites={cites} S={S} />
+      ))}
+    </>
+  );
+}, sameBlocks);
+
+function chunk<T>(xs: readonly T[], n: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
+  return out;
+}
 
 type PreviewState = { ref: string; data: Preview | null; error: string | null } | null;
 
@@ -24,7 +46,9 @@ type PreviewState = { ref: string; data: Preview | null; error: string | null } 
 export function AnswerView({ text, cites, snapshotId, previewId }: { text: string; cites: CiteView; snapshotId: string | null; previewId: string }) {
   const ctl = useController();
   const S = useStrings();
-  const blocks = useMemo(() => splitBlocks(text), [text]);
+  const last = useRef<Split | undefined>(undefined);
+  const split = useMemo(() => (last.current = splitBlocks(text, last.current)), [text]);
+  const groups = useMemo(() => chunk(split.done, GROUP), [split.done]);
   const [preview, setPreview] = useState<PreviewState>(null);
   const citation = (el: Element | null): Citation | null => {
     const ref = el?.closest('.chip')?.getAttribute('data-ref');
@@ -65,9 +89,10 @@ export function AnswerView({ text, cites, snapshotId, previewId }: { text: strin
         onMouseOver={(e) => show(e.target)}
         onFocusIn={(e) => show(e.target)}
       >
-        {blocks.map((b, i) => (
-          <Block key={i} text={b} cites={cites} S={S} />
+        {groups.map((g, i) => (
+          <Group key={i} blocks={g} cites={cites} S={S} />
         ))}
+        {split.tail.trim() && <Block text={split.tail} cites={cites} S={S} />}
       </div>
       {preview && <PreviewBox id={previewId} state={preview} S={S} />}
     </div>

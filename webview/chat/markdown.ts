@@ -66,15 +66,27 @@ export function renderBlock(text: string, cites: CiteView, s: Strings): string {
   return DOMPurify.sanitize(html, PURIFY);
 }
 
+export interface Split {
+  text: string;
+  /** The finished blocks: they never change again while the text only grows. */
+  done: string[];
+  /** Where the unfinished tail starts in `text`. */
+  tailStart: number;
+  tail: string;
+}
+
 /**
  * The text cut into Markdown blocks at blank lines outside code fences: every block but the last is
- * finished and never changes again, so only the tail re-renders while an answer streams.
+ * finished and never changes again, so only the tail re-renders while an answer streams. Given the
+ * previous split of a prefix of this text, only the old tail onwards is scanned again (a streamed answer
+ * only grows), so a delta costs the tail's length, not the answer's.
  */
-export function splitBlocks(text: string): string[] {
-  const out: string[] = [];
-  let start = 0;
+export function splitBlocks(text: string, prev?: Split): Split {
+  const resume = prev && text.length >= prev.text.length && text.startsWith(prev.text);
+  const done = resume ? prev.done.slice() : [];
+  let start = resume ? prev.tailStart : 0;
   let fence: string | null = null;
-  let pos = 0;
+  let pos = start;
   while (pos <= text.length) {
     const nl = text.indexOf('\n', pos);
     const end = nl === -1 ? text.length : nl;
@@ -85,13 +97,11 @@ export function splitBlocks(text: string): string[] {
       else if (f[1]!.startsWith(fence) && line.trim().length === f[1]!.length) fence = null;
     } else if (fence === null && line.trim() === '' && end > start) {
       const block = text.slice(start, pos);
-      if (block.trim()) out.push(block);
+      if (block.trim()) done.push(block);
       start = end + 1;
     }
     if (nl === -1) break;
     pos = nl + 1;
   }
-  const tail = text.slice(start);
-  if (tail.trim() || out.length === 0) out.push(tail);
-  return out;
+  return { text, done, tailStart: start, tail: text.slice(start) };
 }

@@ -1,26 +1,19 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { describe, it } from 'node:test';
 import type { ChatEvent, KnowledgeBase } from '../../src/shared/chat-protocol';
 import { CITE_A, conversation, doneTurn, result, successEvents } from '../fakes/chat-fixtures';
 import { eventually } from '../e2e/lib/wait';
-import { ScriptedHost, startBrowser } from './lib/scripted-host';
+import { ScriptedHost, sharedBrowser } from './lib/scripted-host';
 
 const KB: KnowledgeBase = { snapshot_id: 'snap-1', state: 'partial', documents: 40, failed: [{ title: 'a.pdf', path: '/d/a.pdf', reason: 'encrypted' }, { title: 'b.md', path: '/d/b.md', reason: 'empty' }] };
 const init = (o: Partial<ChatEvent & { type: 'init' }> = {}): ChatEvent & { type: 'init' } => ({ type: 'init', ui_lang: 'en', conversation: null, conversations: [], knowledge_base: KB, ...o });
 const noProblems = (h: ScriptedHost) => assert.deepEqual(h.clean(), { console: [], pageErrors: [], csp: [], dialogs: [], invalid: [] });
 
 describe('chat webview: a full flow against a scripted host', () => {
-  let browser: Browser;
-  before(async () => {
-    browser = await startBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const browser = sharedBrowser();
 
   it('says ready before the host posts anything, asks, shows steps in words, streams, verifies chips, releases with a ledger', async () => {
-    const host = await ScriptedHost.open(browser, { init: init(), handlers: { ask: () => ({ conversation_id: 'c1', turn_id: 't1' }) } });
+    const host = await ScriptedHost.open(browser(), { init: init(), handlers: { ask: () => ({ conversation_id: 'c1', turn_id: 't1' }) } });
     const { page } = host;
     assert.equal(host.posted[0]?.type, 'ready');
     await page.fill('#question', 'What is osmosis?');
@@ -78,7 +71,7 @@ describe('chat webview: a full flow against a scripted host', () => {
   });
 
   it('Stop ends the turn as CANCELLED, in words', async () => {
-    const host = await ScriptedHost.open(browser, { init: init(), handlers: { ask: () => ({ conversation_id: 'c1', turn_id: 't9' }) } });
+    const host = await ScriptedHost.open(browser(), { init: init(), handlers: { ask: () => ({ conversation_id: 'c1', turn_id: 't9' }) } });
     host.setHandler('stop', async ({ turn_id }) => {
       const r = result({ release: { status: 'CANCELLED', reason: 'CANCELLED', detail: 'Stopped by the user.', failure: null }, answer: null, citations: [], removed_citations: [], stop_reason: null });
       setTimeout(() => void host.send({ type: 'ask_event', conversation_id: 'c1', turn_id, event: { type: 'release', result: r } }), 10);
@@ -99,7 +92,7 @@ describe('chat webview: a full flow against a scripted host', () => {
 
   it('a citation click posts open_citation for that block, and a missing file says so', async () => {
     const conv = conversation('c1', [doneTurn('t1', 'What is osmosis?')]);
-    const host = await ScriptedHost.open(browser, {
+    const host = await ScriptedHost.open(browser(), {
       init: init({ conversation: conv }),
       handlers: {
         open_citation: () => ({ opened: false, message: 'the file /notes/cell.md no longer exists' }),
@@ -125,7 +118,7 @@ describe('chat webview: a full flow against a scripted host', () => {
   it('restores history from init and open_conversation, in Chinese, and deletes from the list', async () => {
     const fallback = result({ release: { status: 'FALLBACK', reason: 'INSUFFICIENT_EVIDENCE', detail: null, failure: null }, answer: '未能形成完整回答。', citations: [], removed_citations: [] });
     const other = conversation('c2', [doneTurn('t5', '光合作用是什么？', fallback)], '光合作用');
-    const host = await ScriptedHost.open(browser, {
+    const host = await ScriptedHost.open(browser(), {
       init: init({ ui_lang: 'zh', conversation: conversation('c1', [doneTurn('t1', 'What is osmosis?')]), conversations: [{ id: 'c1', title: 'Osmosis', updated_at: '2025-01-01T10:05:00.000Z', turns: 1 }, { id: 'c2', title: '光合作用', updated_at: '2025-01-01T09:00:00.000Z', turns: 1 }] }),
       handlers: { open_conversation: ({ id }) => (id === 'c2' ? other : { error: { code: 'not_found', message: 'gone' } }) },
     });

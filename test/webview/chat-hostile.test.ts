@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { describe, it } from 'node:test';
 import type { Citation } from '../../src/harness/agent-result';
 import type { ChatEvent } from '../../src/shared/chat-protocol';
 import { conversation, doneTurn, result } from '../fakes/chat-fixtures';
 import { eventually } from '../e2e/lib/wait';
-import { ScriptedHost, startBrowser } from './lib/scripted-host';
+import { ScriptedHost, sharedBrowser } from './lib/scripted-host';
 import type { ThemeName } from './lib/themes';
 
 const EVIL = '<img src=x onerror="alert(1)"><script>alert(2)</script>\u202Egnp.exe';
@@ -30,16 +29,10 @@ const init = (ui_lang: 'en' | 'zh' = 'en'): ChatEvent & { type: 'init' } => ({
 });
 
 describe('chat webview: hostile strings render inert', () => {
-  let browser: Browser;
-  before(async () => {
-    browser = await startBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const browser = sharedBrowser();
 
   it('answers, titles and previews with HTML, script, command/javascript/data links, a 200 KB line and bidi overrides', async () => {
-    const host = await ScriptedHost.open(browser, {
+    const host = await ScriptedHost.open(browser(), {
       init: init(),
       handlers: { block_preview: () => ({ found: true, doc_title: EVIL, section_path: EVIL, text: `${EVIL} <a href="command:x">x</a>`, file_exists: true }) },
     });
@@ -82,7 +75,7 @@ describe('chat webview: hostile strings render inert', () => {
   });
 
   it('drops invalid host messages and reports them as log, without a console error', async () => {
-    const host = await ScriptedHost.open(browser, { init: init() });
+    const host = await ScriptedHost.open(browser(), { init: init() });
     await host.post({ type: 'init', ui_lang: 'fr' });
     await host.post({ type: 'ask_event', conversation_id: 'c1', turn_id: 't1', event: { type: 'answer_delta', turn: 1, text: 7 } });
     await host.post('<img src=x onerror=alert(1)>');
@@ -97,7 +90,7 @@ describe('chat webview: hostile strings render inert', () => {
     fs.mkdirSync(dir, { recursive: true });
     const sample = conversation('c1', [doneTurn('t1', 'What is osmosis?'), doneTurn('t2', 'And its drawbacks?', result({ release: { status: 'FAILED', reason: 'MODEL_AUTH', detail: 'The chat service refused the key (HTTP 401): set a valid key.', failure: null } }))]);
     for (const theme of ['light', 'dark', 'high-contrast'] as ThemeName[]) {
-      const host = await ScriptedHost.open(browser, { theme, init: { ...init(theme === 'dark' ? 'zh' : 'en'), conversation: sample } });
+      const host = await ScriptedHost.open(browser(), { theme, init: { ...init(theme === 'dark' ? 'zh' : 'en'), conversation: sample } });
       const colors = await host.page.evaluate(`(() => { const s = getComputedStyle(document.body); return [s.color, s.backgroundColor, document.body.className]; })()`) as string[];
       assert.notEqual(colors[0], colors[1], `${theme}: text and background differ`);
       assert.match(colors[2]!, new RegExp(`vscode-${theme}`));

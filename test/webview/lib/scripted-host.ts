@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { chatHtml } from '../../../src/shared/chat-html';
 import { CHAT_REQUESTS, type ChatEvent, type ChatMethod, type ChatParams, type ChatResult, ChatWebviewToHost, replyError, replyOk } from '../../../src/shared/chat-protocol';
@@ -171,4 +172,19 @@ function defaultResult(method: ChatMethod): unknown {
   const v = empty[method];
   if (v === null) return { error: { code: 'not_scripted', message: `the test did not script ${method}` } };
   return CHAT_REQUESTS[method].result.parse(v);
+}
+
+/** One Chromium for a test file: launched before its tests, closed after them. */
+export function sharedBrowser(): () => Browser {
+  let browser: Browser | undefined;
+  before(async () => {
+    browser = await startBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error('the browser is not started');
+    return browser;
+  };
 }

@@ -64,7 +64,7 @@ await Promise.all([
     sourcemap: true,
     minify: production,
     logLevel: 'warning',
-    entryPoints: { webview: 'webview/main.tsx' },
+    entryPoints: { webview: 'webview/main.tsx', chat: 'webview/chat/main.tsx' },
     outdir: out,
     jsx: 'automatic',
     jsxImportSource: 'preact',
@@ -76,6 +76,10 @@ for (const dir of ['cmaps', 'standard_fonts']) {
   fs.cpSync(path.join(pdfjsDir, dir), path.join(out, 'pdfjs', dir), { recursive: true });
 }
 fs.chmodSync(path.join(out, 'cli.js'), 0o755);
+// The chat view's stylesheet and the codicon font it loads from dist (CSP style-src/font-src cspSource).
+fs.copyFileSync('webview/chat/chat.css', path.join(out, 'chat.css'));
+const codicons = path.join(path.dirname(require.resolve('@vscode/codicons/package.json')), 'dist');
+for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join(codicons, f), path.join(out, f));
 
 // gpt-tokenizer's o200k ranks, packed once here for the tokenizer's byte-pair merger (bpe-merger.ts) and
 // written as dist/o200k.bin, which tokenizer.ts reads at its first count.

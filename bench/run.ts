@@ -20,6 +20,7 @@ import { harnessBench } from './harness.bench';
 import { startupBench } from './startup.bench';
 import { extensionBench } from './extension.bench';
 import { activationBench } from './activation.bench';
+import { webviewBench } from './webview.bench';
 
 const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   ingest: ingestBench,
@@ -32,6 +33,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   startup: startupBench,
   extension: extensionBench,
   activation: activationBench,
+  webview: webviewBench,
 };
 
 /** Set for a group run as a child of the whole run: where its rows go. */

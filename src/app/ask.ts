@@ -3,8 +3,8 @@ import type { DataDir } from '../common/data-dir';
 import { DocQaError, UsageError } from '../common/errors';
 import { isLoopback } from '../common/provider-failure';
 import { Redactor } from '../common/redact';
-import { AgentEvent } from '../harness/agent-result';
 import { EarlierTurn } from '../harness/conversation-context';
+import type { AskEvent } from './ask-event';
 import type { ChatModel } from '../harness/loop-context';
 import { ChatClient } from '../harness/model-client';
 import { activeBundle } from '../harness/prompt-store';
@@ -29,20 +29,7 @@ export const AskRequest = z.object({
 });
 export type AskRequest = z.infer<typeof AskRequest>;
 
-/** Everything a UI hears during one question: the run's start, then the agent's events. */
-export const AskEvent = z.union([
-  z.object({
-    type: z.literal('run_started'),
-    run_id: z.string(),
-    snapshot_id: z.string(),
-    lang: z.enum(['zh', 'en']),
-    prompt_bundle: z.object({ id: z.string(), version: z.string(), hash: z.string() }),
-    /** A follow-up's earlier turns in the prompts: how many, how many dropped for the bound, their tokens. */
-    conversation: z.object({ turns: z.number().int(), dropped: z.number().int(), tokens: z.number().int() }).optional(),
-  }),
-  AgentEvent,
-]);
-export type AskEvent = z.infer<typeof AskEvent>;
+export { AskEvent } from './ask-event';
 
 export interface AskOutcome extends TracedRun {
   snapshot_id: string;

@@ -3,7 +3,8 @@
  * events and reports are zod schemas with inferred types, so the webview protocol reuses them instead
  * of restating them.
  */
-export { AskEvent, AskRequest } from './ask';
+export { AskRequest } from './ask';
+export { AskEvent } from './ask-event';
 export { BuildEvent, BuildPhase, BuildState, BuildStatus } from './build-job';
 export { ConnectionReport } from './connection-test';
 export { AppSettings } from './settings';

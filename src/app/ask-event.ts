@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { AgentEvent } from '../harness/agent-result';
+
+/**
+ * Everything a UI hears during one question: the run's start, then the agent's events. In a file of its
+ * own (zod and the harness's schemas only) so the chat webview can bundle it without the node side of `ask`.
+ */
+export const AskEvent = z.union([
+  z.object({
+    type: z.literal('run_started'),
+    run_id: z.string(),
+    snapshot_id: z.string(),
+    lang: z.enum(['zh', 'en']),
+    prompt_bundle: z.object({ id: z.string(), version: z.string(), hash: z.string() }),
+    /** A follow-up's earlier turns in the prompts: how many, how many dropped for the bound, their tokens. */
+    conversation: z.object({ turns: z.number().int(), dropped: z.number().int(), tokens: z.number().int() }).optional(),
+  }),
+  AgentEvent,
+]);
+export type AskEvent = z.infer<typeof AskEvent>;

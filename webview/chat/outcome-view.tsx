@@ -1,0 +1,108 @@
+import { useState } from 'preact/hooks';
+import type { AgentResult, Ledger, RemovedCitation } from '../../src/harness/agent-result';
+import { stopWords } from '../../src/harness/progress-snapshot';
+import type { KnowledgeBase, UiLang } from '../../src/shared/chat-protocol';
+import { showControls } from './inert-text';
+import { checkedSummary, completeness, headline, partialDisclosure } from './release-words';
+import type { Strings } from './strings';
+import { useController, useStrings } from './use-chat';
+
+/** What a released answer says about itself: the release, what was checked, what was covered, what is missing. */
+export function ReleaseView({ result, kb, snapshotId }: { result: AgentResult; kb: KnowledgeBase | null; snapshotId: string | null }) {
+  const S = useStrings();
+  const status = result.release.status;
+  const checked = status === 'FALLBACK' ? checkedSummary(result.progress, S) : '';
+  const covered = status === 'SUCCESS' ? completeness(result.progress, S) : [];
+  const partial = partialDisclosure(kb, snapshotId, S);
+  return (
+    <div class={`release release-${status.toLowerCase()}`}>
+      <p class="release-head">
+        <span class={`codicon ${ICON[status]}`} aria-hidden="true"></span> <strong>{showControls(headline(result, S))}</strong>
+      </p>
+      {checked && (
+        <p class="checked">
+          {S.checked}: {showControls(checked)}
+        </p>
+      )}
+      {covered.length > 0 && (
+        <p class="completeness">
+          {S.completeness}: {showControls(covered.join('; '))}
+        </p>
+      )}
+      {partial && <p class="partial-kb">{showControls(partial)}</p>}
+      {status === 'FAILED' && <TestConnection S={S} />}
+    </div>
+  );
+}
+
+const ICON: Record<string, string> = { SUCCESS: 'codicon-pass', FALLBACK: 'codicon-info', FAILED: 'codicon-error', CANCELLED: 'codicon-circle-slash' };
+
+function TestConnection({ S }: { S: Strings }) {
+  const ctl = useController();
+  const [state, set] = useState<{ busy: boolean; message: string | null }>({ busy: false, message: null });
+  return (
+    <p class="test-connection">
+      <button
+        type="button"
+        class="secondary"
+        disabled={state.busy}
+        onClick={async () => {
+          set({ busy: true, message: null });
+          set({ busy: false, message: await ctl.testConnection() });
+        }}
+      >
+        <span class="codicon codicon-plug" aria-hidden="true"></span> {state.busy ? S.testing : S.testConnection}
+      </button>{' '}
+      {state.message && <span role="status">{showControls(state.message)}</span>}
+    </p>
+  );
+}
+
+export function RemovedView({ removed }: { removed: readonly RemovedCitation[] }) {
+  const S = useStrings();
+  if (removed.length === 0) return null;
+  return (
+    <div class="removed-list">
+      <p>{S.removedHeading}</p>
+      <ul>
+        {removed.map((r, i) => (
+          <li key={i}>
+            <span class="cite removed">{S.removedCite}</span> {showControls(r.ref)}: {S.removedReason[r.reason] ?? r.reason}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+const n = (x: number, lang: UiLang) => x.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-US');
+
+/** The run's spending against its budgets, under every answer, and its trace. */
+export function LedgerView({ ledger, stopReason, durationMs, runId, lang }: { ledger: Ledger; stopReason: string | null; durationMs: number | null; runId: string | null; lang: UiLang }) {
+  const S = useStrings();
+  const ctl = useController();
+  const items = [
+    S.ledgerChat(n(ledger.chat_tokens, lang), n(ledger.max_request_tokens, lang)),
+    S.ledgerContext(n(ledger.largest_context, lang), n(ledger.max_context_tokens, lang)),
+    S.ledgerTools(ledger.tool_calls, ledger.max_tool_calls),
+    S.ledgerEmbedding(n(ledger.embedding_tokens, lang)),
+    S.ledgerModel(ledger.model_calls, ledger.retries),
+    S.ledgerStop(stopWords(stopReason, lang) ?? S.stopReasonNone),
+    ...(durationMs !== null ? [S.ledgerDuration((durationMs / 1000).toFixed(1))] : []),
+  ];
+  return (
+    <div class="ledger" aria-label={S.ledger}>
+      <ul>
+        {items.map((t) => (
+          <li key={t}>{t}</li>
+        ))}
+      </ul>
+      {ledger.estimated && <p class="estimated">{S.ledgerEstimated}</p>}
+      {runId && (
+        <button type="button" class="link-button" onClick={() => ctl.openTrace(runId)}>
+          <span class="codicon codicon-list-tree" aria-hidden="true"></span> {S.openTrace}
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,42 @@
+import { memo } from 'preact/compat';
+import { useMemo } from 'preact/hooks';
+import type { KnowledgeBase } from '../../src/shared/chat-protocol';
+import { AnswerView } from './answer-view';
+import { showControls } from './inert-text';
+import { LedgerView, ReleaseView, RemovedView } from './outcome-view';
+import { StepsView } from './steps-view';
+import type { LiveTurn } from './turn-state';
+import { stopWords } from '../../src/harness/progress-snapshot';
+import { useLang, useStrings } from './use-chat';
+
+/** One question and everything its run showed; memoised, so a delta to the last turn leaves the others alone. */
+export const TurnView = memo(function TurnView({ live, kb }: { live: LiveTurn; kb: KnowledgeBase | null }) {
+  const S = useStrings();
+  const lang = useLang();
+  const { turn } = live;
+  const running = turn.state === 'running';
+  const result = turn.result;
+  const cites = useMemo(() => ({ verified: live.verified, removed: live.removed }), [live.verified, live.removed]);
+  return (
+    <article class={`turn ${turn.state}`} aria-busy={running}>
+      <div class="question">
+        <span class="who">{S.you}</span>
+        <p>{showControls(turn.question)}</p>
+      </div>
+      <div class="reply">
+        <StepsView steps={turn.steps} lang={lang} running={running} stop={result && result.release.status !== 'CANCELLED' ? stopWords(result.stop_reason, lang) : null} />
+        {live.answer && <AnswerView text={live.answer} cites={cites} snapshotId={turn.snapshot_id} previewId={`preview-${turn.turn_id}`} />}
+        {result && <ReleaseView result={result} kb={kb} snapshotId={turn.snapshot_id} />}
+        {result && <RemovedView removed={result.removed_citations} />}
+        {turn.state === 'error' && turn.error && (
+          <p class="turn-error" role="alert">
+            <span class="codicon codicon-error" aria-hidden="true"></span> {S.turnError}: {showControls(turn.error.message)}
+          </p>
+        )}
+        {turn.state === 'interrupted' && <p class="turn-error">{S.interrupted}</p>}
+        {live.stopping && running && <p class="working">{S.stopping}</p>}
+        {(result?.ledger ?? live.ledger) && <LedgerView ledger={(result?.ledger ?? live.ledger)!} stopReason={result?.stop_reason ?? null} durationMs={live.durationMs} runId={turn.run_id} lang={lang} />}
+      </div>
+    </article>
+  );
+});

@@ -5,7 +5,7 @@ import { DocQaApp } from '../app/docqa-app';
 import type { AppSettings, HostWords, Logger } from '../app/settings';
 import { Redactor } from '../common/redact';
 import type { EgressPlan } from '../index/store/egress-consent';
-import { ChatPlaceholder } from './chat-placeholder';
+import { ChatViews } from './chat-view';
 import { egressPrompt } from './egress-model';
 import { DisposableStore } from './disposable-store';
 import { SECRET_IDS, promptForKey, secretKeys } from './secret-keys';
@@ -40,6 +40,7 @@ export class DocQaExtension implements vscode.Disposable {
   private readonly status: vscode.StatusBarItem;
   private build: BuildJob | null = null;
   private readonly trees: TreeViews;
+  private readonly chat: ChatViews;
   private readonly scheduler: RebuildScheduler;
   private sourceWatchers: vscode.Disposable[] = [];
   private watchedSources = '';
@@ -66,7 +67,8 @@ export class DocQaExtension implements vscode.Disposable {
     // Edits in the sources rebuild the index incrementally, once a burst of changes has settled.
     this.scheduler = this.store.add(new RebuildScheduler(() => this.backgroundBuild(), 2000));
     this.store.add({ dispose: () => this.sourceWatchers.forEach((w) => w.dispose()) });
-    this.store.add(vscode.window.registerWebviewViewProvider('docqa.chat', new ChatPlaceholder()));
+    this.chat = this.store.add(new ChatViews({ context, app: this.app, log: this.logger(), building: () => this.buildRunning(), testConnection: () => this.connectionWords() }, () => new DisposableStore()));
+    this.store.add(vscode.window.registerWebviewViewProvider('docqa.chat', this.chat));
     // Another window sharing this data directory may build and activate a snapshot: this one follows.
     const watcher = this.store.add(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(context.globalStorageUri, '{active.json,sources.json}')));
     for (const on of [watcher.onDidChange, watcher.onDidCreate, watcher.onDidDelete]) this.store.add(on(() => void this.refresh()));
@@ -78,6 +80,7 @@ export class DocQaExtension implements vscode.Disposable {
   /** Views, status bar and welcome conditions, from the data directory as it is now. */
   async refresh(): Promise<void> {
     this.trees.refresh();
+    this.chat.knowledgeBaseChanged();
     const [chatKey, sources, active] = await Promise.all([
       this.context.secrets.get(SECRET_IDS.chat),
       this.app.listSources().catch(() => []),
@@ -155,6 +158,7 @@ export class DocQaExtension implements vscode.Disposable {
     cmd('docqa.clearChatKey', () => this.clearKey('chat'));
     cmd('docqa.clearEmbeddingKey', () => this.clearKey('embedding'));
     cmd('docqa.testConnection', () => this.testConnection());
+    cmd('docqa.openChatInEditor', () => this.chat.openInEditor());
     cmd('docqa.addFolder', () => this.addSources(undefined, true));
     // The explorer's "Add to DocQA Sources": the clicked item, or every selected one.
     cmd('docqa.addToSources', (uri?: vscode.Uri, uris?: vscode.Uri[]) => (uris?.length || uri ? this.addSources(uris?.length ? uris : [uri!], true) : undefined));
@@ -232,6 +236,18 @@ export class DocQaExtension implements vscode.Disposable {
   private async clearKey(which: 'chat' | 'embedding'): Promise<void> {
     await this.context.secrets.delete(SECRET_IDS[which]);
     void vscode.window.showInformationMessage(which === 'chat' ? t('DocQA: the chat API key is removed.') : t('DocQA: the embedding API key is removed.'));
+  }
+
+  private buildRunning(): boolean {
+    const s = this.build?.status.state;
+    return s === 'running' || s === 'paused';
+  }
+
+  /** Test Connection for the chat's FAILED answer: both endpoints in one message (no secrets). */
+  private async connectionWords(): Promise<{ ok: boolean; message: string }> {
+    const reports = await Promise.all([this.app.testConnection('chat'), this.app.testConnection('embedding')]);
+    for (const r of reports) this.log.info(`test connection (${r.provider}): ${r.detail}`);
+    return { ok: reports.every((r) => r.ok), message: reports.map((r) => r.detail).join(' ') };
   }
 
   /** Both endpoints, each reported in plain words: OK with model and latency, or what to change. */

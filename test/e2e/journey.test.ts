@@ -9,13 +9,15 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { ingestFile } from '../../src/index/ingest/ingest-file';
+import { DataDir } from '../../src/common/data-dir';
 import { DEFAULT_INGEST_OPTIONS, type Document } from '../../src/index/model';
+import { loadSnapshot, readActiveId } from '../../src/index/store/snapshot-store';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { CodeServer, QUIET_SETTINGS, dataDirOf, type Profile, extensionActivations, extensionHostStarted, installExtension, listExtensions, makeProfile, removeProfile } from './lib/code-server';
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, closeModalEditor, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, statusBarItem, trustWorkspace, webviewFrame } from './lib/workbench';
+import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, closeModalEditor, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, statusBarItem, trustWorkspace, webviewFrame, webviewWith } from './lib/workbench';
 
 const INSPECT = 'DocQA: Inspect Document Structure';
 const CHAT_KEY = 'sk-e2e-journey-key-5150';
@@ -47,7 +49,7 @@ function expectedSelection(text: string, start: number, end: number): string {
 
 describe('first journey: inspect a Markdown file in VS Code (code-server)', () => {
   // A bound for CI: every wait inside is bounded too; on a timeout the process exit kills code-server's group.
-  it('installs, activates, inspects the document structure and opens a block at its lines', { timeout: 5 * 60_000 }, async () => {
+  it('installs, activates, inspects, indexes, answers in the chat and opens citations at their lines', { timeout: 8 * 60_000 }, async () => {
     const run = `${new Date().toISOString().replace(/[:.]/g, '-')}-first-journey`;
     const journey = new Journey(run);
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string; displayName: string };
@@ -213,6 +215,57 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         await statusBarItem(page, 'DocQA: ready').waitFor();
         const again = fake.embeddedInputs.slice(before);
         assert.ok(again.every((t) => !t.includes('中国') && !t.includes('张骞')), `only the edited note was embedded again: ${JSON.stringify(again)}`);
+      });
+
+      const ask = async (question: string) => {
+        const chat = await webviewWith(page, 'textarea');
+        const turns = await chat.locator('.turn').count();
+        await chat.locator('textarea').fill(question);
+        await chat.locator('textarea').press('Enter');
+        await eventually('the answer to be released', async () => (await chat.locator('.turn').count()) === turns + 1 && (await chat.locator('.turn').last().locator('.ledger').count()) > 0, 60_000, 250);
+        return { chat, turn: chat.locator('.turn').last() };
+      };
+      await journey.step('ask in English in the Chat view: the steps say what was searched, the answer streams in, chips show titles, the ledger shows tokens', async () => {
+        await runCommand(page, 'View: Show DocQA');
+        const { turn } = await ask('What does the cell membrane do?');
+        // The steps fold once the answer is there: a click opens them, as a person would.
+        await turn.locator('details.steps > summary').click();
+        assert.match(await turn.locator('.steps').innerText(), /Searching all 2 documents for “What does the cell membrane do\?”: \d+ blocks/);
+        assert.match(await turn.locator('.chip').first().innerText(), /^1 · Cell Biology Notes · /);
+        assert.match(await turn.locator('.ledger').innerText(), /tokens/);
+      });
+
+      await journey.step('click the Markdown citation: its file opens with the cited lines selected', async () => {
+        const { chat } = { chat: await webviewWith(page, '.chip') };
+        const dir = new DataDir(dataDirOf(profile!, extensionId));
+        const snapshot = await loadSnapshot(dir, (await readActiveId(dir))!);
+        const [store] = fs.readdirSync(path.join(dir.root, 'conversations'));
+        const [conversation] = fs.readdirSync(path.join(dir.root, 'conversations', store!));
+        const saved = JSON.parse(fs.readFileSync(path.join(dir.root, 'conversations', store!, conversation!), 'utf8')) as { turns: Array<{ result: { citations: Array<{ doc_id: string; block_id: string }> } }> };
+        const cited = saved.turns[0]!.result.citations[0]!;
+        const doc = snapshot.documents.find((d) => d.doc_id === cited.doc_id)!;
+        const block = doc.blocks.find((b) => b.block_id === cited.block_id)!;
+        assert.equal(block.location.kind, 'lines');
+        const at = block.location as { line_start: number; line_end: number };
+        await chat.locator('.turn').last().locator('.chip').first().click();
+        await activeTab(page, path.basename(doc.path)).waitFor();
+        const want = expectedSelection(fs.readFileSync(doc.path, 'utf8'), at.line_start, at.line_end);
+        await selectionStatus(page).filter({ hasText: want }).waitFor({ timeout: 10_000 });
+      });
+
+      await journey.step('ask in Chinese: the steps and the answer are there, the chip names the Chinese note', async () => {
+        const { turn } = await ask('张骞出使西域的目的是什么？');
+        assert.ok((await turn.locator('.chip').count()) > 0, 'the answer cites');
+        assert.match(await turn.locator('.chip').first().innerText(), /中国历史笔记/);
+      });
+
+      await journey.step('reload the window: the conversation is still in the Chat view', async () => {
+        await runCommand(page, 'Developer: Reload Window');
+        await page.locator('.monaco-workbench').waitFor();
+        // The DocQA container was open before the reload, and opens again with the window.
+        const chat = await webviewWith(page, '.turn', 60_000);
+        await eventually('both turns restored', async () => (await chat.locator('.turn').count()) === 2, 30_000, 250);
+        assert.match(await chat.locator('.turn').first().innerText(), /What does the cell membrane do\?/);
       });
 
       await journey.step('the keys are on no disk: not in the user-data folder, not in the data directory', async () => {

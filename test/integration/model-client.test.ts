@@ -10,7 +10,8 @@ describe('ChatClient against a local OpenAI-compatible server (streaming)', () =
   let config: ChatConfig;
   before(async () => {
     server = await new FakeOpenAIServer({ apiKey: KEY }).start();
-    config = ChatConfig.parse({ base_url: server.baseURL, idle_timeout_ms: 300, total_timeout_ms: 5000 });
+    // Generous deadlines: a loaded CI machine must not turn a slow chunk into a timeout; the deadline test sets its own.
+    config = ChatConfig.parse({ base_url: server.baseURL, idle_timeout_ms: 5000, total_timeout_ms: 20_000 });
   });
   after(() => server.close());
   const messages = [
@@ -63,9 +64,10 @@ describe('ChatClient against a local OpenAI-compatible server (streaming)', () =
   it('a stream that goes silent ends at the idle deadline; a server that never answers too', async () => {
     server.scriptChat('Some words and then silence for a long while, longer than any deadline.');
     server.inject('/v1/chat/completions', { kind: 'stalled_stream' });
-    await assert.rejects(new ChatClient(config, KEY).complete(messages), (e: unknown) => e instanceof ChatError && e.kind === 'idle_timeout' && e.retryable);
+    const short = { ...config, idle_timeout_ms: 300 };
+    await assert.rejects(new ChatClient(short, KEY).complete(messages), (e: unknown) => e instanceof ChatError && e.kind === 'idle_timeout' && e.retryable);
     server.inject('/v1/chat/completions', { kind: 'hang' });
-    await assert.rejects(new ChatClient(config, KEY).complete(messages), (e: unknown) => e instanceof ChatError && e.kind === 'idle_timeout');
+    await assert.rejects(new ChatClient(short, KEY).complete(messages), (e: unknown) => e instanceof ChatError && e.kind === 'idle_timeout');
   });
 
   it('classifies errors: context length and a bad key are final, 429 and 500 are retryable; the key never shows', async () => {

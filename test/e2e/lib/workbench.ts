@@ -126,6 +126,20 @@ export async function webviewFrame(page: Page): Promise<FrameLocator> {
   return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
 }
 
+/** The visible webview whose page has `selector` (several webviews may be open: the chat, an editor panel). */
+export async function webviewWith(page: Page, selector: string, timeoutMs = UI_TIMEOUT_MS): Promise<FrameLocator> {
+  const hosts = page.locator('iframe.webview.ready');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (let i = 0; i < (await hosts.count()); i++) {
+      const frame = hosts.nth(i).contentFrame().locator('#active-frame').contentFrame();
+      if ((await frame.locator(selector).count().catch(() => 0)) > 0) return frame;
+    }
+    if (Date.now() > deadline) throw new Error(`no webview shows ${selector}`);
+    await page.waitForTimeout(200);
+  }
+}
+
 /**
  * The row labelled `label` of a workbench list (`list` holds its `.monaco-list-row`s). Lists render only
  * the rows in view, so this pages down through the list until the row is rendered.

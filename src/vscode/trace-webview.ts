@@ -2,17 +2,12 @@ import crypto from 'node:crypto';
 import * as vscode from 'vscode';
 import type { DocQaApp } from '../app/docqa-app';
 import type { HostToTraceView } from '../shared/trace-protocol';
+import { traceViewPage } from './trace-page';
 import { type TraceHost, TraceSession } from './trace-session';
 
-/** The trace viewer's page: the reference CSP (styles from the extension, scripts only with this page's nonce). */
 export function traceViewHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
-  const nonce = crypto.randomBytes(16).toString('base64');
-  const dist = (f: string) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', f));
-  return `<!DOCTYPE html><html><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${webview.cspSource}; script-src 'nonce-${nonce}';">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="${dist('trace.css')}">
-</head><body><div id="root"></div><script nonce="${nonce}" src="${dist('trace.js')}"></script></body></html>`;
+  const dist = (f: string) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', f)).toString();
+  return traceViewPage({ cspSource: webview.cspSource, nonce: crypto.randomBytes(16).toString('base64'), script: dist('trace.js'), style: dist('trace.css') });
 }
 
 export const traceWebviewOptions = (extensionUri: vscode.Uri): vscode.WebviewOptions => ({ enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist')] });

@@ -64,6 +64,8 @@ describe('extension package', () => {
       'dist/extension.js',
       'dist/ingest-worker.js',
       'dist/webview.js',
+      'dist/trace.js',
+      'dist/trace.css',
       'dist/o200k.bin',
       'dist/pdfjs/pdf.js',
       ...filesUnder('dist/pdfjs/cmaps'),

@@ -18,6 +18,7 @@ import { oramaBench } from './orama.bench';
 import { toolsBench } from './tools.bench';
 import { harnessBench } from './harness.bench';
 import { startupBench } from './startup.bench';
+import { traceviewBench } from './traceview.bench';
 
 const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   ingest: ingestBench,
@@ -28,6 +29,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   tools: toolsBench,
   harness: harnessBench,
   startup: startupBench,
+  traceview: traceviewBench,
 };
 
 /** Set for a group run as a child of the whole run: where its rows go. */

@@ -61,6 +61,8 @@ export class TraceFeatures {
     d.store.add(vscode.window.registerCustomEditorProvider(TRACE_VIEW_TYPE, d.store.add(new TraceEditorProvider((dir) => this.appFor(dir), this.viewDeps)), { webviewOptions: { retainContextWhenHidden: true }, supportsMultipleEditorsPerDocument: true }));
     this.tree = d.store.add(new ListTree(async () => traceNodes(await d.app.listTraces(), t), (err) => d.log.warn(`traces view: ${errorMessage(err)}`)));
     d.store.add(vscode.window.registerTreeDataProvider('docqa.traces', this.tree));
+    // Other data directories' apps follow this window's settings (the extension updates its own first: it subscribed first).
+    d.store.add(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('docqa') && this.others.forEach((a) => a.updateSettings(d.app.settings))));
     // A run finished in this window or another one writes its trace.json last: the view follows.
     const watcher = d.store.add(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(d.context.globalStorageUri, 'traces/*/trace.json')));
     for (const on of [watcher.onDidCreate, watcher.onDidDelete]) d.store.add(on(() => this.tree.refresh()));

@@ -90,7 +90,11 @@ export class TraceSession {
         }
         return;
       case 'copy-run-id':
-        await this.host.copy(this.run());
+        try {
+          await this.host.copy(this.run());
+        } catch (err) {
+          this.host.notify('error', errorMessage(err));
+        }
         return;
       case 'open-trace':
         try {

@@ -17,7 +17,7 @@ import { makeCli } from '../integration/cli';
 import { CodeServer, type Profile, installExtension, makeProfile, removeProfile } from './lib/code-server';
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
-import { activeTab, launchBrowser, openFile, openWorkbench, webviewFrame } from './lib/workbench';
+import { activeTab, launchBrowser, openFile, openWorkbench, runCommand, webviewFrame } from './lib/workbench';
 
 const SETTINGS = {
   'workbench.startupEditor': 'none',
@@ -93,6 +93,16 @@ describe('traces in VS Code (code-server)', () => {
         const result = view.locator('[data-testid="replay-result"]');
         await result.waitFor({ timeout: 30_000 });
         assert.match(await result.innerText(), /All \d+ results identical\./);
+      });
+      await journey.step('the DocQA container has a Prompts view listing the release baselines with their hashes, and a Traces view', async () => {
+        await runCommand(page, 'View: Show DocQA');
+        const pane = (title: string) => page.locator('.pane', { has: page.locator('.pane-header', { hasText: new RegExp(`^${title}`) }) });
+        const prompts = pane('Prompts');
+        const baseline = prompts.locator('.monaco-list-row', { hasText: 'baseline-en' });
+        if (!(await baseline.isVisible())) await prompts.locator('.pane-header').click();
+        await baseline.waitFor();
+        assert.match(await baseline.innerText(), /release baseline · en · \S+ · [0-9a-f]{12}/);
+        await pane('Traces').locator('.pane-header').waitFor();
       });
       passed = true;
     } finally {

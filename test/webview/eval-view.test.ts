@@ -75,6 +75,17 @@ describe('evaluation tabs in Chromium, on evaluations recorded by docqa eval run
     }
   });
 
+  it('run actions asked of a tab that shows no single run are refused with a code, never thrown', async () => {
+    const posted: HostToTraceView[] = [];
+    const notes: string[] = [];
+    const session = new TraceSession(app, null, { post: (m) => void posted.push(m), openText: async () => assert.fail('no prompt to open'), copy: async () => assert.fail('no run id to copy'), notify: (k, m) => void notes.push(`${k}: ${m}`), openTrace: async () => {}, log: () => {} }, { language: 'en', otlpEndpoint: () => null, fullTraceHint: '' });
+    await session.receive({ type: 'replay', id: 7 });
+    await session.receive({ type: 'copy-run-id' });
+    await session.receive({ type: 'show-prompt', turn: 1 });
+    assert.deepEqual(posted, [{ type: 'request-failed', id: 7, code: 'invalid_argument', message: 'this view shows no single run' }]);
+    assert.deepEqual(notes, ['error: this view shows no single run', 'error: this view shows no single run']);
+  });
+
   it('the comparison tab shows the case that moved and the manifest fields that differ', async () => {
     const diff = await app.diffEvals(evals[0]!, evals[1]!);
     const view = await show({ type: 'show-eval-diff', language: 'zh-cn', diff });

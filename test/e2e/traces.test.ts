@@ -99,7 +99,9 @@ describe('traces in VS Code (code-server)', () => {
         const pane = (title: string) => page.locator('.pane', { has: page.locator('.pane-header', { hasText: new RegExp(`^${title}`) }) });
         const prompts = pane('Prompts');
         const baseline = prompts.locator('.monaco-list-row', { hasText: 'baseline-en' });
-        if (!(await baseline.isVisible())) await prompts.locator('.pane-header').click();
+        // A view may start collapsed (the container is crowded): expand it by its header, once.
+        const header = prompts.locator('.pane-header');
+        if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
         await baseline.waitFor();
         assert.match(await baseline.innerText(), /release baseline · en · \S+ · [0-9a-f]{12}/);
         await pane('Traces').locator('.pane-header').waitFor();

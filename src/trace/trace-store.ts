@@ -20,6 +20,8 @@ export const newRunId = (at = new Date()): string => stampedId('r', at);
 
 const RUN_ID = /^r\d{8}T\d{9}Z-[0-9a-f]{6}$/;
 
+export const isRunId = (name: string): boolean => RUN_ID.test(name);
+
 export interface LoadedTrace {
   run_id: string;
   /** null when the run's trace.json was never written (a crash, or a writer that failed). */

@@ -1,18 +1,9 @@
-import path from 'node:path';
 import * as vscode from 'vscode';
 import type { DocQaApp } from '../app/docqa-app';
+import { traceFileParts } from './trace-file';
 import { type ViewDeps, showInPanel } from './trace-webview';
 
 export const TRACE_VIEW_TYPE = 'docqa.traceViewer';
-
-/** `<data dir>/traces/<run id>/trace.json` → the data directory and the run id; null for any other file. */
-export function traceFileParts(file: string): { dataDir: string; runId: string } | null {
-  const folder = path.dirname(file);
-  const traces = path.dirname(folder);
-  if (path.basename(file) !== 'trace.json' || path.basename(traces) !== 'traces') return null;
-  const runId = path.basename(folder);
-  return /^r\d{8}T\d{9}Z-[0-9a-f]{6}$/.test(runId) ? { dataDir: path.dirname(traces), runId } : null;
-}
 
 /**
  * A trace.json from a DocQA data directory opened as the trace viewer (the file itself is only the run's

@@ -9,6 +9,7 @@ import type { DisposableStore } from './disposable-store';
 import { ListTree } from './list-tree';
 import { otlpEndpointFromConfiguration } from './settings-model';
 import { TRACE_VIEW_TYPE, TraceEditorProvider } from './trace-editor';
+import { loadTraceData } from './trace-session';
 import { type ViewDeps, showInPanel } from './trace-webview';
 import { traceNodes } from './traces-tree-model';
 
@@ -102,7 +103,9 @@ export class TraceFeatures {
         await vscode.commands.executeCommand('vscode.openWith', vscode.Uri.file(file), TRACE_VIEW_TYPE);
         return;
       }
-      await this.openPanel(t('Trace {0}', runId), runId);
+      // Read first: a run id with no trace at all is an error message, not an empty tab.
+      const trace = await loadTraceData(this.d.app, runId);
+      await this.openPanel(t('Trace {0}', runId), runId, { type: 'show-trace', language: vscode.env.language, otlp: this.otlpEndpoint() !== null, trace });
     } catch (err) {
       void vscode.window.showErrorMessage(`DocQA: ${errorMessage(err)}`);
     }

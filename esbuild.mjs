@@ -69,6 +69,8 @@ await Promise.all([
     jsx: 'automatic',
     jsxImportSource: 'preact',
   }),
+  // The trace viewer (traces, evaluation results): its own bundle, dist/trace.js and dist/trace.css.
+  build({ bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: true, minify: production, logLevel: 'warning', entryPoints: { trace: 'webview/trace/main.tsx' }, outdir: out, jsx: 'automatic', jsxImportSource: 'preact' }),
 ]);
 
 const pdfjsDir = path.dirname(require.resolve('pdfjs-dist/package.json'));

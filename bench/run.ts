@@ -21,6 +21,7 @@ import { startupBench } from './startup.bench';
 import { extensionBench } from './extension.bench';
 import { activationBench } from './activation.bench';
 import { webviewBench } from './webview.bench';
+import { traceviewBench } from './traceview.bench';
 
 const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   ingest: ingestBench,
@@ -34,6 +35,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   extension: extensionBench,
   activation: activationBench,
   webview: webviewBench,
+  traceview: traceviewBench,
 };
 
 /** Set for a group run as a child of the whole run: where its rows go. */

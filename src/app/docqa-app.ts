@@ -2,7 +2,7 @@ import { DataDir, withStoreLock } from '../common/data-dir';
 import { DocQaError } from '../common/errors';
 import { Redactor } from '../common/redact';
 import { diffEvals } from '../eval/eval-diff';
-import { loadEval } from '../eval/eval-store';
+import { listEvals, loadEval } from '../eval/eval-store';
 import type { ChatModel } from '../harness/loop-context';
 import { freezeBundle, listBundles, newBundle, promoteBundle, rollbackBundle } from '../harness/prompt-store';
 import { ingestSources } from '../index/ingest/ingest-sources';
@@ -222,6 +222,12 @@ export class DocQaApp {
   // Evaluations
   evaluate(goldset: string, o: EvalOptions) {
     return evaluateGoldset(this.askContext(), goldset, o);
+  }
+  listEvals() {
+    return listEvals(this.dir);
+  }
+  loadEval(id: string) {
+    return loadEval(this.dir, id);
   }
   async diffEvals(a: string, b: string) {
     return diffEvals(await loadEval(this.dir, a), await loadEval(this.dir, b));

@@ -46,6 +46,7 @@ export async function evaluateGoldset(ctx: AskContext, file: string, o: EvalOpti
       repeat: o.repeat,
       goldset: { path: path.resolve(file), sha256: crypto.createHash('sha256').update(text).digest('hex') },
       onRun: o.onRun,
+      signal: o.signal,
       runOne: async (c) => {
         o.signal?.throwIfAborted();
         const lang = c.lang ?? questionLanguage(c.question);

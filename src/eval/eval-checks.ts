@@ -1,7 +1,8 @@
 import type { AgentResult } from '../harness/agent-loop';
+import { FAILURE_TYPES } from './eval-record';
 import type { GoldCase } from './goldset';
 
-export const FAILURE_TYPES = ['wrong_status', 'missing_citation', 'missing_text', 'forbidden_text', 'missing_tool_call', 'run_error'] as const;
+export { FAILURE_TYPES };
 export type FailureType = (typeof FAILURE_TYPES)[number];
 
 export interface CaseFailure {

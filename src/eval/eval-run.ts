@@ -19,13 +19,15 @@ export interface EvalInput {
   goldset: { path: string; sha256: string };
   runOne: (c: GoldCase, repeat: number) => Promise<OneRun>;
   onRun?: (caseId: string, repeat: number, pass: boolean) => void;
+  /** Cancels the evaluation: the run in progress stops and nothing is recorded (a cancelled run is no failure). */
+  signal?: AbortSignal;
 }
 
 
 /**
  * Runs every case `repeat` times (sequentially: results must not depend on scheduling) and checks each
  * run. A case "flips" when its repeats do not all pass or all fail: the model is not deterministic there.
- * A run that throws is a `run_error` failure, not the end of the evaluation.
+ * A run that throws is a `run_error` failure, not the end of the evaluation; cancelling is.
  */
 export async function runEval(i: EvalInput): Promise<EvalRecord> {
   const created = new Date();
@@ -48,6 +50,7 @@ export async function runEval(i: EvalInput): Promise<EvalRecord> {
         reason = one.result.release.reason;
         failures = checkCase(c, one.result, one.tools_called);
       } catch (err) {
+        if (i.signal?.aborted) throw err;
         failures = [{ type: 'run_error', detail: errorMessage(err) }];
       }
       runs.push({ repeat: r, run_id, status, reason, pass: failures.length === 0, failures });

@@ -1,51 +1,12 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
 import type { DataDir } from '../common/data-dir';
-import { DocQaError } from '../common/errors';
+import { DocQaError, errorMessage } from '../common/errors';
 import { readVersioned, writeVersioned } from '../common/json-file';
-import { RunManifest } from '../trace/trace-model';
-import { FAILURE_TYPES } from './eval-checks';
+import { EVAL_FORMAT_VERSION, EvalRecord } from './eval-record';
 
-/** `<data>/evals/<eval_id>.json`: one evaluation, its manifest and every run's checks. */
-export const EVAL_FORMAT_VERSION = 1;
-
-export const EvalRecord = z.object({
-  formatVersion: z.literal(EVAL_FORMAT_VERSION),
-  eval_id: z.string(),
-  created_at: z.string(),
-  goldset: z.object({ path: z.string(), sha256: z.string(), cases: z.number().int() }),
-  repeat: z.number().int().positive(),
-  manifest: RunManifest.nullable(),
-  /** More than one when the configuration changed during the evaluation (a new snapshot, say). */
-  config_hashes: z.array(z.string()),
-  cases: z.array(
-    z.object({
-      id: z.string(),
-      question: z.string(),
-      runs: z.array(
-        z.object({
-          repeat: z.number().int(),
-          run_id: z.string().nullable(),
-          status: z.string().nullable(),
-          reason: z.string().nullable(),
-          pass: z.boolean(),
-          failures: z.array(z.object({ type: z.enum(FAILURE_TYPES), detail: z.string() })),
-        }),
-      ),
-      passed: z.number().int(),
-      flips: z.boolean(),
-    }),
-  ),
-  summary: z.object({
-    runs: z.number().int(),
-    passed: z.number().int(),
-    pass_rate: z.number(),
-    failure_types: z.record(z.string(), z.number()),
-    flipping: z.array(z.string()),
-  }),
-});
-export type EvalRecord = z.infer<typeof EvalRecord>;
+// The record's schema is pure (zod only) so that the evaluation tab's webview checks it too.
+export { EVAL_FORMAT_VERSION, EvalRecord } from './eval-record';
 
 const EVAL_ID = /^e\d{8}T\d{9}Z-[0-9a-f]{6}$/;
 
@@ -54,6 +15,32 @@ export async function saveEval(dir: DataDir, record: EvalRecord): Promise<string
   await fs.mkdir(dir.evalsDir, { recursive: true });
   await writeVersioned(file, record);
   return file;
+}
+
+export interface EvalSummary {
+  eval_id: string;
+  created_at: string;
+  goldset: string;
+  pass_rate: number;
+  runs: number;
+}
+
+/** Every saved evaluation, newest first; a file that cannot be read is left out (loadEval reports it). */
+export async function listEvals(dir: DataDir): Promise<EvalSummary[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir.evalsDir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new DocQaError('store_io', `cannot list ${dir.evalsDir}: ${errorMessage(err)}`);
+  }
+  const out: EvalSummary[] = [];
+  for (const id of names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter((n) => EVAL_ID.test(n))) {
+    const r = await loadEval(dir, id).catch(() => null);
+    if (r) out.push({ eval_id: r.eval_id, created_at: r.created_at, goldset: r.goldset.path, pass_rate: r.summary.pass_rate, runs: r.summary.runs });
+  }
+  // Evaluation ids start with their UTC creation time.
+  return out.sort((a, b) => (a.eval_id < b.eval_id ? 1 : -1));
 }
 
 export async function loadEval(dir: DataDir, id: string): Promise<EvalRecord> {

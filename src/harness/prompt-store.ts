@@ -84,6 +84,8 @@ export interface BundleListing {
   frozen: boolean;
   active: boolean;
   path: string;
+  /** The template file to read or edit (null when the bundle cannot be loaded). */
+  template: string | null;
   /** Set when the bundle cannot be loaded or changed after freezing. */
   problem: string | null;
 }
@@ -93,7 +95,7 @@ export async function listBundles(dir: DataDir): Promise<BundleListing[]> {
   const out: BundleListing[] = [];
   for (const id of await baselineIds()) {
     const b = await loadBundle(path.join(baselineDir(), id));
-    out.push({ id, version: b.version, language: b.language, parent: b.parent, hash: b.hash, origin: 'baseline', frozen: true, active: state.active === id, path: path.join(baselineDir(), id), problem: null });
+    out.push({ id, version: b.version, language: b.language, parent: b.parent, hash: b.hash, origin: 'baseline', frozen: true, active: state.active === id, path: path.join(baselineDir(), id), template: path.join(baselineDir(), id, b.template), problem: null });
   }
   let names: string[] = [];
   try {
@@ -106,9 +108,9 @@ export async function listBundles(dir: DataDir): Promise<BundleListing[]> {
     try {
       const b = await loadBundle(folder);
       const frozen = state.frozen[id];
-      out.push({ id, version: b.version, language: b.language, parent: b.parent, hash: b.hash, origin: 'experimental', frozen: Boolean(frozen), active: state.active === id, path: folder, problem: frozen && frozen !== b.hash ? 'changed after it was frozen' : null });
+      out.push({ id, version: b.version, language: b.language, parent: b.parent, hash: b.hash, origin: 'experimental', frozen: Boolean(frozen), active: state.active === id, path: folder, template: path.join(folder, b.template), problem: frozen && frozen !== b.hash ? 'changed after it was frozen' : null });
     } catch (err) {
-      out.push({ id, version: '?', language: 'en', parent: null, hash: '', origin: 'experimental', frozen: Boolean(state.frozen[id]), active: state.active === id, path: folder, problem: errorMessage(err) });
+      out.push({ id, version: '?', language: 'en', parent: null, hash: '', origin: 'experimental', frozen: Boolean(state.frozen[id]), active: state.active === id, path: folder, template: null, problem: errorMessage(err) });
     }
   }
   return out;

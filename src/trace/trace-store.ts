@@ -7,6 +7,9 @@ import { readVersioned } from '../common/json-file';
 import { type ArtifactRecord, type SpanRecord, TRACE_FORMAT_VERSION, TraceMeta, TraceRecord } from './trace-model';
 import { META_FILE, RECORDS_FILE } from './trace-writer';
 
+// The tree is pure (no Node APIs) so that the trace viewer's webview builds the same tree.
+export { type SpanNode, spanTree } from './span-tree';
+
 /** `<prefix><UTC yyyymmddThhmmssmmm>Z-<6 hex>`: sortable by time, unique without coordination. */
 export function stampedId(prefix: string, at = new Date()): string {
   return `${prefix}${at.toISOString().replace(/[-:.]/g, '')}-${crypto.randomBytes(3).toString('hex')}`;
@@ -16,6 +19,8 @@ export function stampedId(prefix: string, at = new Date()): string {
 export const newRunId = (at = new Date()): string => stampedId('r', at);
 
 const RUN_ID = /^r\d{8}T\d{9}Z-[0-9a-f]{6}$/;
+
+export const isRunId = (name: string): boolean => RUN_ID.test(name);
 
 export interface LoadedTrace {
   run_id: string;
@@ -64,6 +69,8 @@ export interface TraceSummary {
   status: string | null;
   mode: string | null;
   partial: boolean;
+  /** Chat tokens of the run (prompt and completion), null when trace.json was never written. */
+  tokens: { prompt: number; completion: number } | null;
 }
 
 /** Every trace in the data directory, newest first. */
@@ -83,31 +90,10 @@ export async function listTraces(dir: DataDir): Promise<TraceSummary[]> {
     } catch {
       meta = null;
     }
-    out.push({ run_id: name, started_at: meta?.started_at ?? null, question: meta?.question ?? null, status: meta?.release.status ?? null, mode: meta?.mode ?? null, partial: meta ? meta.partial : true });
+    out.push({ run_id: name, started_at: meta?.started_at ?? null, question: meta?.question ?? null, status: meta?.release.status ?? null, mode: meta?.mode ?? null, partial: meta ? meta.partial : true, tokens: meta ? { prompt: meta.tokens.prompt, completion: meta.tokens.completion } : null });
   }
   // Run ids start with their UTC start time: sorting them sorts by time, with the random tail as tie-break.
   return out.sort((a, b) => (a.run_id < b.run_id ? 1 : a.run_id > b.run_id ? -1 : 0));
-}
-
-export interface SpanNode extends SpanRecord {
-  children: SpanNode[];
-}
-
-/** The span tree: children in start order (span id breaks ties); spans whose parent was lost become roots. */
-export function spanTree(spans: readonly SpanRecord[]): SpanNode[] {
-  const nodes = new Map(spans.map((s) => [s.span_id, { ...s, children: [] as SpanNode[] }]));
-  const roots: SpanNode[] = [];
-  for (const n of nodes.values()) {
-    const parent = n.parent_id ? nodes.get(n.parent_id) : undefined;
-    (parent ? parent.children : roots).push(n);
-  }
-  const order = (a: SpanNode, b: SpanNode) => a.start_ms - b.start_ms || (a.span_id < b.span_id ? -1 : 1);
-  const sortDeep = (list: SpanNode[]) => {
-    list.sort(order);
-    for (const n of list) sortDeep(n.children);
-  };
-  sortDeep(roots);
-  return roots;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { EgressPlan } from '../index/store/egress-consent';
 import { ChatViews } from './chat-view';
 import { egressPrompt } from './egress-model';
 import { DisposableStore } from './disposable-store';
+import { EditorTabs } from './editor-tabs';
 import { SECRET_IDS, promptForKey, secretKeys } from './secret-keys';
 import { RebuildScheduler } from './rebuild-scheduler';
 import { type StatusInput, statusView } from './status-model';
@@ -41,6 +42,7 @@ export class DocQaExtension implements vscode.Disposable {
   private build: BuildJob | null = null;
   private readonly trees: TreeViews;
   private readonly chat: ChatViews;
+  private readonly tabs: EditorTabs;
   private readonly scheduler: RebuildScheduler;
   private sourceWatchers: vscode.Disposable[] = [];
   private watchedSources = '';
@@ -64,6 +66,7 @@ export class DocQaExtension implements vscode.Disposable {
       }),
     );
     this.trees = this.store.add(new TreeViews(this.app));
+    this.tabs = new EditorTabs({ context, app: this.app, store: this.store, log: this.log, appOptions: { settings: this.app.settings, keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: 'docqa.question.maxChars' } });
     // Edits in the sources rebuild the index incrementally, once a burst of changes has settled.
     this.scheduler = this.store.add(new RebuildScheduler(() => this.backgroundBuild(), 2000));
     this.store.add({ dispose: () => this.sourceWatchers.forEach((w) => w.dispose()) });
@@ -81,6 +84,7 @@ export class DocQaExtension implements vscode.Disposable {
   async refresh(): Promise<void> {
     this.trees.refresh();
     this.chat.knowledgeBaseChanged();
+    this.tabs.refresh();
     const [chatKey, sources, active] = await Promise.all([
       this.context.secrets.get(SECRET_IDS.chat),
       this.app.listSources().catch(() => []),
@@ -177,6 +181,7 @@ export class DocQaExtension implements vscode.Disposable {
     cmd('docqa.showFailedDocuments', () => this.showFailedDocuments());
     cmd('docqa.revealInExplorer', (node?: { file?: string | null }) => (node?.file ? vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(node.file)) : undefined));
     cmd('docqa.openDataFolder', () => vscode.env.openExternal(this.context.globalStorageUri));
+    this.tabs.register(cmd);
   }
 
   private async removeSource(node?: { id?: string }): Promise<void> {

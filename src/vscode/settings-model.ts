@@ -70,7 +70,7 @@ export const SOURCE_GLOB_KEYS = { include: 'docqa.sources.include', exclude: 'do
 export const DEFAULT_SOURCE_GLOBS: SourceGlobs = { include: [], exclude: [] };
 
 /** Endpoint settings: only user (application-scoped) settings may say where requests and keys go. */
-export const ENDPOINT_SETTING_KEYS: readonly string[] = ['docqa.chat.baseUrl', 'docqa.chat.model', 'docqa.embedding.provider', 'docqa.embedding.baseUrl', 'docqa.embedding.model', 'docqa.embedding.dimensions'];
+export const ENDPOINT_SETTING_KEYS: readonly string[] = ['docqa.chat.baseUrl', 'docqa.chat.model', 'docqa.embedding.provider', 'docqa.embedding.baseUrl', 'docqa.embedding.model', 'docqa.embedding.dimensions', 'docqa.trace.otlpEndpoint'];
 
 /**
  * Settings whose change makes the built index stale: the embedding endpoint (other vectors), ingestion
@@ -262,5 +262,22 @@ export function configurationFromSettings(settings: AppSettings, sources: Source
   }
   out[SOURCE_GLOB_KEYS.include] = [...sources.include];
   out[SOURCE_GLOB_KEYS.exclude] = [...sources.exclude];
+  out[OTLP_ENDPOINT_KEY] = '';
   return out;
+}
+
+/**
+ * Where "Export to OTLP" sends a trace (an OpenTelemetry collector's traces endpoint). Not part of
+ * AppSettings: only the extension's export action reads it, when it runs. Application-scoped like the
+ * other endpoints: a workspace cannot send traces elsewhere.
+ */
+export const OTLP_ENDPOINT_KEY = 'docqa.trace.otlpEndpoint';
+
+/** The OTLP endpoint, or null when none is set; a value that is not an http(s) URL is reported and not used. */
+export function otlpEndpointFromConfiguration(read: ConfigurationReader): { url: string | null; problem: SettingProblem | null } {
+  const value = safeRead(read, OTLP_ENDPOINT_KEY);
+  if (value === undefined || value === null || value === '') return { url: null, problem: null };
+  const parsed = typeof value === 'string' ? z.url({ protocol: /^https?$/ }).safeParse(value.trim()) : null;
+  if (parsed?.success) return { url: parsed.data, problem: null };
+  return { url: null, problem: { key: OTLP_ENDPOINT_KEY, message: `${OTLP_ENDPOINT_KEY} must be an http(s) URL such as http://127.0.0.1:4318/v1/traces, not ${JSON.stringify(value)}` } };
 }

@@ -69,6 +69,8 @@ describe('extension package', () => {
       'dist/chat.css',
       'dist/codicon.css',
       'dist/codicon.ttf',
+      'dist/trace.js',
+      'dist/trace.css',
       'dist/o200k.bin',
       'dist/pdfjs/pdf.js',
       ...filesUnder('dist/pdfjs/cmaps'),

@@ -6,10 +6,12 @@ import { DEFAULT_SETTINGS } from '../../src/app/settings';
 import {
   DEFAULT_SOURCE_GLOBS,
   ENDPOINT_SETTING_KEYS,
+  OTLP_ENDPOINT_KEY,
   REBUILD_SETTING_KEYS,
   SETTING_SPECS,
   SOURCE_GLOB_KEYS,
   configurationFromSettings,
+  otlpEndpointFromConfiguration,
   rebuildNeeded,
   settingsFromConfiguration,
 } from '../../src/vscode/settings-model';
@@ -43,7 +45,7 @@ describe('package.json settings and AppSettings', () => {
   });
 
   it('lists exactly the settings the model reads, no more and no fewer', () => {
-    const modelled = [...SETTING_SPECS.map((s) => s.key), SOURCE_GLOB_KEYS.include, SOURCE_GLOB_KEYS.exclude];
+    const modelled = [...SETTING_SPECS.map((s) => s.key), SOURCE_GLOB_KEYS.include, SOURCE_GLOB_KEYS.exclude, OTLP_ENDPOINT_KEY];
     assert.deepEqual([...docqaKeys].sort(), [...modelled].sort());
   });
 
@@ -91,6 +93,24 @@ describe('package.json settings and AppSettings', () => {
     const workspaceSettable = Object.entries(properties).filter(([, v]) => v.scope !== 'application' && v.scope !== 'machine').map(([k]) => k);
     assert.deepEqual([...caps.restrictedConfigurations].sort(), workspaceSettable.sort());
     assert.ok(workspaceSettable.includes('docqa.sources.exclude') && !workspaceSettable.includes('docqa.chat.baseUrl'));
+  });
+
+  it('reads the OTLP endpoint as a user setting: unset is "not configured", a URL is used, anything else is reported and not used', () => {
+    assert.equal(properties[OTLP_ENDPOINT_KEY]!.scope, 'application');
+    assert.ok(ENDPOINT_SETTING_KEYS.includes(OTLP_ENDPOINT_KEY));
+    assert.deepEqual(otlpEndpointFromConfiguration(none), { url: null, problem: null });
+    assert.deepEqual(otlpEndpointFromConfiguration(contributedDefaults), { url: null, problem: null });
+    assert.deepEqual(otlpEndpointFromConfiguration(withValues({ [OTLP_ENDPOINT_KEY]: ' http://127.0.0.1:4318/v1/traces ' })), { url: 'http://127.0.0.1:4318/v1/traces', problem: null });
+    for (const bad of ['127.0.0.1:4318', 'ftp://collector/v1/traces', 42]) {
+      const r = otlpEndpointFromConfiguration(withValues({ [OTLP_ENDPOINT_KEY]: bad }));
+      assert.equal(r.url, null, String(bad));
+      assert.equal(r.problem?.key, OTLP_ENDPOINT_KEY);
+      assert.match(r.problem!.message, /^docqa\.trace\.otlpEndpoint must be an http\(s\) URL/);
+    }
+    const throwing = otlpEndpointFromConfiguration(() => {
+      throw new Error('configuration unavailable');
+    });
+    assert.deepEqual(throwing, { url: null, problem: null });
   });
 
   it('holds no API keys in settings', () => {

@@ -194,7 +194,8 @@ describe('agent loop over real HTTP against a scripted model', () => {
     const f = await run('Where is the nucleus?', { snapshot: hybrid, embedQuery: queryEmbedderFor(hybrid.manifest.embedding, embedding, '') });
     assert.equal(status, 'ok upstream_unavailable false');
     assert.equal(embeddings() - before, 2, 'one logical query embedding, one retry');
-    assert.deepEqual([f.counts.tool_calls, f.ledger.retries], [1, 1]);
+    // The model answered anyway, citing nothing: that answer rests on no evidence and is not released.
+    assert.deepEqual([f.release.status, f.release.reason, f.answer, f.counts.tool_calls, f.ledger.retries, f.release.failure?.attempts], ['FAILED', 'UPSTREAM_UNAVAILABLE', null, 1, 1, 2]);
     // A business error (a rejected key) comes back as the payload and is never retried.
     t.server.inject('/v1/embeddings', { kind: 'unauthorized' });
     t.server.scriptChat(act('search_blocks', { query: 'nucleus' }), 'Thought: the search failed.\nAction: Finish[The search is unavailable.]');

@@ -19,11 +19,12 @@ function refusedWait(err: ChatError, limit: number): ChatError {
 
 /**
  * One model call of a turn, retried by the retry policy (once, for a transient failure, after the
- * service's Retry-After or the policy's pause; a Retry-After beyond its limit ends the call). Every attempt is an
- * llm_call span and pays its tokens into the run (the provider's usage; else our count of the prompt
- * and of what streamed before a cut — an attempt refused before any answer began costs nothing). A retry
- * is made only while the budget still allows the call (`allowed` is asked again with the tokens spent),
- * and it is capped like the first attempt. Cancellation and defects (anything but a ChatError) escape.
+ * service's Retry-After or the policy's pause; a Retry-After beyond its limit ends the call). Every
+ * attempt is an llm_call span and pays its tokens into the run (the provider's usage; else our count
+ * of the prompt and of what streamed before a cut — an attempt refused before any answer began costs
+ * nothing). A retry is made only while the budget still allows the call (`allowed` is asked again
+ * with the tokens spent), and it is capped like the first attempt. Cancellation (during the pause
+ * too) and defects (anything but a ChatError) escape.
  */
 export async function callModel(loop: Loop, turn: Span, messages: readonly ChatMessage[], contextTokens: number, allowed: () => number | null, firstCap: number): Promise<ModelOutcome> {
   const { state, tracer, o } = loop;

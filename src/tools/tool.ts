@@ -16,6 +16,10 @@ export type EmptyReason = z.infer<typeof EmptyReason>;
 export interface ToolError {
   code: ToolErrorCode;
   message: string;
+  /**
+   * Whether calling again could help. No tool is retried by the harness: the one transient
+   * dependency, the query embedding, has already had its retry inside the embedding client.
+   */
   retryable: boolean;
 }
 

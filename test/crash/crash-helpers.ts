@@ -75,7 +75,7 @@ export async function assertStoreSound(store: string, probe: string, where: stri
   assert.ok(hybridSearch(active.bm25, active.vectors, probe, null, 5).length > 0, `${where}: the active snapshot answers`);
 }
 
-/** Temporary files a killed atomic write leaves beside its target (`name.json.<digits>`). */
+/** Temporary files a killed atomic write leaves beside its target (`name.json.<digits>`, a cache segment's `.dqe.<digits>`). */
 export function strayTempFiles(store: string): string[] {
-  return filesUnder(store).filter((f) => /\.json\.\d+$/.test(f));
+  return filesUnder(store).filter((f) => /\.(json|dqe|bin)\.\d+$/.test(f));
 }

@@ -60,7 +60,7 @@ describe('crash safety: SIGKILL loops and refused writes', () => {
     // Kills land from process start to the end of the work: some must have stopped it mid-way.
     assert.ok(killed >= ROUNDS / 3, `${name}: only ${killed} of ${ROUNDS} runs were killed`);
     // A kill inside an atomic write leaves its temporary file (name.json.<digits>) beside the whole target.
-    t.diagnostic(`${name}: ${killed} of ${ROUNDS} runs killed mid-way; temporary files left so far: ${strayTempFiles(store).length}`);
+    t.diagnostic(`${name}: ${killed} of ${ROUNDS} runs killed before they finished; temporary files left so far: ${strayTempFiles(store).length}`);
     return { killed, finished };
   }
 
@@ -105,6 +105,22 @@ describe('crash safety: SIGKILL loops and refused writes', () => {
     await killLoop(t, 'sources', 20261204, () => (registered() ? ['sources', 'remove', extra] : ['sources', 'add', extra]));
     const sources = JSON.parse((await runCli(env, ['sources', 'list', '--json'])).stdout) as Array<{ path: string }>;
     assert.ok(sources.some((s) => s.path === notes), 'the first source is still there');
+  });
+
+  it('the temporary files those kills left beside atomic writes are swept by the next build once stale', async () => {
+    // Kills land inside a write only sometimes: two more, as a killed write leaves them (a registry's,
+    // a cache segment's), make sure there is something to sweep in both places.
+    const family = fs.readdirSync(path.join(store, 'embeddings'))[0]!;
+    fs.writeFileSync(path.join(store, 'sources.json.3141592653'), '{"formatVersion": 1, "sour');
+    fs.writeFileSync(path.join(store, 'embeddings', family, 'seg-mx000000-deadbeef.dqe.2718281828'), Buffer.alloc(4096));
+    // Stale means untouched for 10 minutes: the test ages them instead of waiting.
+    const strays = strayTempFiles(store);
+    assert.ok(strays.filter((f) => !f.startsWith('traces')).length >= 2);
+    const old = new Date(Date.now() - 3_600_000);
+    for (const f of strays) fs.utimesSync(path.join(store, f), old, old);
+    const r = await runCli(env, ['index', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(strayTempFiles(store).filter((f) => !f.startsWith('traces')), [], `left: ${strays.join(', ')}`);
   });
 
   for (const code of ['ENOSPC', 'EIO'] as const) {

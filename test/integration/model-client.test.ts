@@ -10,7 +10,7 @@ describe('ChatClient against a local OpenAI-compatible server (streaming)', () =
   let config: ChatConfig;
   before(async () => {
     server = await new FakeOpenAIServer({ apiKey: KEY }).start();
-    config = ChatConfig.parse({ base_url: server.baseURL, idle_timeout_ms: 300, total_timeout_ms: 5000 });
+    config = ChatConfig.parse({ base_url: server.baseURL, idle_timeout_ms: 1500, total_timeout_ms: 10_000 });
   });
   after(() => server.close());
   const messages = [

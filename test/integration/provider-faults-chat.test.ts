@@ -95,7 +95,7 @@ describe('chat provider faults: every fault has one defined outcome, the run nev
 
   for (const row of ROWS) {
     it(`${row.fault} → ${row.outcome.status === 'SUCCESS' ? `SUCCESS after ${row.requests} request(s)` : `${row.outcome.reason} after ${row.outcome.attempts} attempt(s)`}`, async () => {
-      const config = ChatConfig.parse({ base_url: row.refused ? deadURL : t.server.baseURL, idle_timeout_ms: 1000, total_timeout_ms: 10_000, retry_delay_ms: 10, max_retry_after_ms: 2000 });
+      const config = ChatConfig.parse({ base_url: row.refused ? deadURL : t.server.baseURL, idle_timeout_ms: 2000, total_timeout_ms: 20_000, retry_delay_ms: 10, max_retry_after_ms: 2000 });
       written.length = 0;
       for (const f of row.faults) t.server.inject('/v1/chat/completions', f);
       t.server.scriptChat(...(row.script ?? []));

@@ -96,7 +96,7 @@ describe('embedding faults during an index build: never a half-built snapshot ac
   let revision = 0;
   before(async () => {
     server = await new FakeOpenAIServer({ apiKey: KEY }).start();
-    config = { provider: 'openai-compatible', base_url: server.baseURL, model: 'fake-embed', dimensions: 16, batch_size: 64, concurrency: 1, timeout_ms: 500, retry_delay_ms: 10, max_retry_after_ms: 2000 };
+    config = { provider: 'openai-compatible', base_url: server.baseURL, model: 'fake-embed', dimensions: 16, batch_size: 64, concurrency: 1, timeout_ms: 1500, retry_delay_ms: 10, max_retry_after_ms: 2000 };
     dir = new DataDir(tempDir('docqa-faults-store-'));
     notes = tempDir('docqa-faults-notes-');
     for (let i = 0; i < 3; i++) fs.writeFileSync(path.join(notes, `note-${i}.md`), `# Note ${i}\n\nThe stable words of note ${i}: keeper${i}.\n`);
@@ -162,7 +162,7 @@ describe('embedding faults during a question: one retry in all, then FAILED in w
   for (const row of ROWS) {
     it(title(row), async () => {
       const { snapshot, embedding } = await t.hybrid();
-      const config: RemoteEmbeddingConfig = { ...embedding, timeout_ms: 500, retry_delay_ms: 10, max_retry_after_ms: 2000 };
+      const config: RemoteEmbeddingConfig = { ...embedding, timeout_ms: 1500, retry_delay_ms: 10, max_retry_after_ms: 2000 };
       for (const f of row.faults) t.server.inject('/v1/embeddings', f);
       let observed = '';
       chat.scriptChat(act('search_blocks', { query: 'light microscope' }), (body) => {

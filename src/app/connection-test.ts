@@ -24,7 +24,7 @@ export const ConnectionReport = z.object({
 });
 export type ConnectionReport = z.infer<typeof ConnectionReport>;
 
-const missingKey = (provider: 'chat' | 'embedding', baseUrl: string, model: string): ProviderFailure => ({ provider, kind: 'missing_key', endpoint: endpointOf(baseUrl), model, status: null, network_error: null, provider_message: null, attempts: 0, retryable: false, action: actionFor('missing_key') });
+const missingKey = (provider: 'chat' | 'embedding', baseUrl: string, model: string): ProviderFailure => ({ provider, kind: 'missing_key', endpoint: endpointOf(baseUrl), model, status: null, network_error: null, provider_message: null, attempts: 0, retryable: false, action: actionFor('missing_key'), retry_after_refused: null });
 
 /**
  * Calls one endpoint the cheapest way that still proves the key, the base URL and the model work

@@ -39,8 +39,8 @@ export async function replayToolCalls(trace: LoadedTrace, snapshot: LoadedSnapsh
     const tool = String(a.tool);
     if (!(TOOL_NAMES as readonly string[]).includes(tool)) continue;
     const recordedRefs = Array.isArray(a.refs) ? a.refs.map(String) : [];
-    let payload = await runTool(tool as ToolName, a.input, { snapshot, embedQuery });
-    if (payload.error?.retryable) payload = await runTool(tool as ToolName, a.input, { snapshot, embedQuery });
+    // No retry here: the embedding client retries a transient failure itself (the retry policy).
+    const payload = await runTool(tool as ToolName, a.input, { snapshot, embedQuery });
     const items = ((payload.blocks ?? payload.hits) as Array<{ ref: string }> | undefined) ?? [];
     const refs = items.map((b) => b.ref);
     const hash = payloadHash(payload);

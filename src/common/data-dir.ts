@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { StoreError, errorMessage } from './errors';
+import { StoreError, diskRefusal, errorMessage } from './errors';
 import { processAlive } from './process-alive';
 
 /**
@@ -124,6 +124,9 @@ export async function withStoreLock<T>(dir: DataDir, fn: (held: HeldLock) => Pro
       release = await lockfile.lock(target, { ...options, retries: { retries: 50, minTimeout: 50, maxTimeout: 500 } });
     }
   } catch (err) {
+    // A disk that refuses the lock folder is not "another process": say what it is.
+    const refused = diskRefusal(err);
+    if (refused) throw new StoreError('store_io', `cannot write to data directory ${dir.root} (${name}.lock): ${refused} (${errorMessage(err)})`, { cause: err });
     throw new StoreError('store_locked', `data directory ${dir.root} is locked by another DocQA process (${name}.lock): ${errorMessage(err)}`, { cause: err });
   }
   // The owner file is a few bytes: written and removed with blocking calls (cheaper than a thread-pool trip).

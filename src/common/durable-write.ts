@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { readWhole } from './read-file';
 
@@ -44,4 +45,36 @@ export function fsyncDirSync(dir: string): void {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** A temporary file of an atomic write: write-file-atomic names it `<target>.<digits>` beside its target. */
+const ATOMIC_TEMP = /\.(json|dqe|bin)\.\d+$/;
+
+/**
+ * Removes the temporary files that atomic writes killed mid-way left in `folder` (not below it). The
+ * target beside each is whole and nobody reads them, but nothing else removes them (an embedding
+ * cache segment's is megabytes). A write takes milliseconds, so one untouched for `olderThanMs`
+ * belongs to a write that died, never to one in progress in another process. Returns how many went.
+ */
+export async function sweepStaleTempFiles(folder: string, olderThanMs = 10 * 60_000, now = Date.now()): Promise<number> {
+  let names: string[];
+  try {
+    names = fs.readdirSync(folder);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const n of names) {
+    if (!ATOMIC_TEMP.test(n)) continue;
+    const file = path.join(folder, n);
+    try {
+      const st = fs.statSync(file);
+      if (!st.isFile() || now - st.mtimeMs < olderThanMs) continue;
+      fs.rmSync(file, { force: true });
+      removed++;
+    } catch {
+      // Gone already, or not ours to remove: the next sweep looks again.
+    }
+  }
+  return removed;
 }

@@ -64,6 +64,22 @@ export class UsageError extends DocQaError {
   }
 }
 
+/** File-system errors that mean the disk refuses writes (read-only, full, failing, no permission), in words. */
+const DISK_REFUSALS: Record<string, string> = {
+  EROFS: 'the data directory is on a read-only file system',
+  EACCES: 'no permission to write in the data directory',
+  EPERM: 'no permission to write in the data directory',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EIO: 'the disk reported an input/output error',
+};
+
+/** What a refused write means for a person, when `err` is one (null for any other error). */
+export function diskRefusal(err: unknown): string | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? (DISK_REFUSALS[code] ?? null) : null;
+}
+
 export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);

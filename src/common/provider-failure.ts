@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Redactor } from './redact';
+import { retryAfterWords } from './retry-policy';
 
 /**
  * A failed call to one of the two cloud services (the chat model, the embedding model), described so a
@@ -24,6 +25,7 @@ export const FAILURE_KINDS = [
   'context_length',
   'bad_response',
   'truncated',
+  'empty_answer',
   'rejected',
 ] as const;
 export const FailureKind = z.enum(FAILURE_KINDS);
@@ -48,6 +50,8 @@ export const ProviderFailure = z.object({
   attempts: z.number().int().min(0),
   retryable: z.boolean(),
   action: FailureAction,
+  /** Set when the service asked to wait longer than the retry policy allows, so no retry was made. */
+  retry_after_refused: z.object({ asked_ms: z.number().int().min(0), limit_ms: z.number().int().min(0) }).nullable().default(null),
 });
 export type ProviderFailure = z.infer<typeof ProviderFailure>;
 
@@ -91,12 +95,28 @@ export function connectionKind(code: string | null): FailureKind {
   return 'unreachable';
 }
 
+/**
+ * A connection failure's kind and whether one retry may help: a reset, a refusal or a timeout can be
+ * a moment's trouble (a restarting server, a busy balancer); a certificate problem or a host name that
+ * does not exist (ENOTFOUND: DNS answered) will be the same a moment later.
+ */
+export function connectionFailure(code: string | null): { kind: FailureKind; retryable: boolean } {
+  const kind = connectionKind(code);
+  return { kind, retryable: kind !== 'tls' && code !== 'ENOTFOUND' };
+}
+
 /** The kinds an HTTP error status can be. */
 export type HttpFailureKind = Extract<FailureKind, 'context_length' | 'auth' | 'balance' | 'not_found' | 'rate_limited' | 'server_error' | 'rejected'>;
 
-/** The kind and the advice for an HTTP status (a 400 about context length is told apart by its words). */
-export function httpKind(status: number, message: string): { kind: HttpFailureKind; retryable: boolean } {
-  if (status === 400 && /maximum context length|context length|context window|too many tokens/i.test(message)) return { kind: 'context_length', retryable: false };
+const CONTEXT_WORDS = /maximum context length|context length|context window|too many tokens/i;
+
+/**
+ * The kind of an HTTP error status and whether it is transient. A context-length error is told apart
+ * by its code (OpenAI's `context_length_exceeded`) or, where the service sends only a generic code
+ * (DeepSeek: `invalid_request_error`), by its words.
+ */
+export function httpKind(status: number, message: string, code: string | null = null): { kind: HttpFailureKind; retryable: boolean } {
+  if (code === 'context_length_exceeded' || (status === 400 && CONTEXT_WORDS.test(message))) return { kind: 'context_length', retryable: false };
   if (status === 401 || status === 403) return { kind: 'auth', retryable: false };
   if (status === 402) return { kind: 'balance', retryable: false };
   if (status === 404) return { kind: 'not_found', retryable: false };
@@ -118,6 +138,7 @@ const ACTION_OF: Record<FailureKind, FailureAction> = {
   context_length: 'shorten_request',
   bad_response: 'check_base_url',
   truncated: 'wait_and_retry',
+  empty_answer: 'wait_and_retry',
   rejected: 'check_model',
 };
 
@@ -137,6 +158,35 @@ export function tidyMessage(message: string | null | undefined): string | null {
 export function serviceMessage(err: { error?: unknown; message: string }): string {
   const e = err.error as { message?: unknown } | undefined;
   return typeof e?.message === 'string' ? e.message : err.message.replace(/^\d{3}\s*/, '');
+}
+
+/** The service's error code inside an SDK error's body (`error.code`), when it is a string. */
+export function serviceCode(err: { error?: unknown }): string | null {
+  const code = (err.error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : null;
+}
+
+/**
+ * An error object a service sent with HTTP 200 (inside an SSE stream, or as the whole body): its words,
+ * and the status it names, if any (some proxies put `code: 429` or `status: 503` in it). Null when the
+ * value is not an error object.
+ */
+export function errorInBody(value: unknown): { message: string; status: number | null; code: string | null } | null {
+  const e = (value as { error?: unknown } | null)?.error;
+  if (!e || typeof e !== 'object') return null;
+  const { message, code, status } = e as { message?: unknown; code?: unknown; status?: unknown };
+  const named = [code, status].find((x) => typeof x === 'number' && x >= 400 && x < 600) as number | undefined;
+  return { message: typeof message === 'string' ? message : JSON.stringify(e), status: named ?? null, code: typeof code === 'string' ? code : null };
+}
+
+/**
+ * The kind of an error sent with HTTP 200: by the status it names when it names one, a context-length
+ * error by its code or words, anything else a broken answer (transient: worth the one retry).
+ */
+export function bodyErrorKind(e: { message: string; status: number | null; code: string | null }): { kind: FailureKind; retryable: boolean } {
+  if (e.status !== null) return httpKind(e.status, e.message, e.code);
+  if (e.code === 'context_length_exceeded' || CONTEXT_WORDS.test(e.message)) return { kind: 'context_length', retryable: false };
+  return { kind: 'bad_response', retryable: true };
 }
 
 /**
@@ -164,7 +214,7 @@ export class ProviderEndpoint {
 
   /** A failure of one attempt (a client that retries sets `attempts` on what it finally reports). */
   failure(kind: FailureKind, retryable: boolean, status: number | null = null, network: string | null = null, said: string | null = null): ProviderFailure {
-    return { provider: this.provider, kind, endpoint: this.endpoint, model: this.model, status, network_error: network, provider_message: tidyMessage(said ? this.redact(said) : null), attempts: 1, retryable, action: actionFor(kind) };
+    return { provider: this.provider, kind, endpoint: this.endpoint, model: this.model, status, network_error: network, provider_message: tidyMessage(said ? this.redact(said) : null), attempts: 1, retryable, action: actionFor(kind), retry_after_refused: null };
   }
 }
 
@@ -193,6 +243,7 @@ const WHAT: Record<FailureKind, string> = {
   context_length: 'refused a request longer than the model’s context',
   bad_response: 'sent an answer that is not what an OpenAI-compatible service sends',
   truncated: 'cut its answer off before the end',
+  empty_answer: 'sent an empty answer',
   rejected: 'rejected the request',
 };
 
@@ -218,13 +269,22 @@ function advice(f: ProviderFailure, names: SettingNames): string {
   }
 }
 
-/** One sentence a person can act on, in English (the words hosts show and logs keep). */
-export function describeFailure(f: ProviderFailure, names: SettingNames = ENV_SETTING_NAMES[f.provider]): string {
+/**
+ * What happened, in one English sentence without advice (who, what, the evidence, the attempts, a
+ * Retry-After not waited for): for places that serve every host alike, such as a failed document.
+ */
+export function failureSentence(f: ProviderFailure): string {
   const service = f.provider === 'chat' ? 'chat model' : 'embedding model';
   const who = `The ${service}${f.model ? ` ${f.model}` : ''} at ${f.endpoint}`;
   const evidence = [f.status !== null ? `HTTP ${f.status}` : null, f.network_error].filter(Boolean).join(', ');
   const said = f.provider_message ? `${evidence ? ': ' : ''}“${f.provider_message}”` : '';
   const why = evidence || said ? ` (${evidence}${said})` : '';
   const tries = f.attempts > 0 ? `, after ${f.attempts} attempt${f.attempts === 1 ? '' : 's'}` : '';
-  return `${who} ${WHAT[f.kind]}${why}${tries}. ${advice(f, names)}`;
+  const wait = f.retry_after_refused ? `; it ${retryAfterWords(f.retry_after_refused.asked_ms, f.retry_after_refused.limit_ms)}` : '';
+  return `${who} ${WHAT[f.kind]}${why}${tries}${wait}.`;
+}
+
+/** One sentence a person can act on, in English (the words hosts show and logs keep). */
+export function describeFailure(f: ProviderFailure, names: SettingNames = ENV_SETTING_NAMES[f.provider]): string {
+  return `${failureSentence(f)} ${advice(f, names)}`;
 }

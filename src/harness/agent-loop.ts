@@ -14,7 +14,7 @@ import { ProgressTracker, type StopReason } from './progress-tracker';
 import { renderPrompt, renderTemplate } from './prompt-bundle';
 import { collectionStatusText, toolsPromptText } from './prompt-sections';
 import { NO_CONVERSATION } from './conversation-context';
-import { releaseRun, giveUp, modelFailed, ok } from './release';
+import { finishRun, giveUp, modelFailed, releaseRun } from './release';
 import { gateRequest, observeHarness } from './request-gate';
 import { RunState } from './run-state';
 import { runToolStep } from './tool-step';
@@ -130,7 +130,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       if (action.kind === 'finish') {
         turn.end();
         turn = null;
-        if (!action.clarification) return releaseRun(loop, ok(), action.answer, stopReason);
+        if (!action.clarification) return finishRun(loop, action.answer, stopReason);
         // A request for missing context is a legal end, with or without tool calls: the user is asked,
         // and whatever was verified on the way is listed, never dressed up as an answer.
         const checked = state.facts.length ? `\n\n${factLines(state.progress(stopReason), loop.lang).join('\n')}` : '';

@@ -1,4 +1,5 @@
 import type { Provider, SettingNames } from '../common/provider-failure';
+import type { RetryPolicy } from '../common/retry-policy';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
 import type { QueryEmbedder, ToolName } from '../tools/tool';
 import type { Span, Tracer } from '../trace/tracer';
@@ -14,6 +15,8 @@ import type { Lang } from './step-words';
 /** What the loop needs from a model: one streamed completion (ChatClient in production). */
 export interface ChatModel {
   complete(messages: readonly ChatMessage[], opts: CompleteOptions): Promise<ChatResult>;
+  /** The retry policy's settings for this model's failures (default: DEFAULT_RETRY_POLICY). */
+  readonly retryPolicy?: RetryPolicy;
 }
 
 export interface AgentOptions {

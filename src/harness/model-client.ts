@@ -1,7 +1,8 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { z } from 'zod';
-import { type FailureKind, type ProviderFailure, ProviderEndpoint, connectionKind, httpKind, networkErrorCode, serviceMessage } from '../common/provider-failure';
+import { type FailureKind, type ProviderFailure, ProviderEndpoint, bodyErrorKind, connectionFailure, errorInBody, httpKind, networkErrorCode, serviceCode, serviceMessage } from '../common/provider-failure';
 import { DocQaError } from '../common/errors';
+import { RetryPolicy, retryAfterMs } from '../common/retry-policy';
 
 export const DEFAULT_CHAT_BASE_URL = 'https://api.deepseek.com';
 export const DEFAULT_CHAT_MODEL = 'deepseek-v4-flash';
@@ -17,6 +18,7 @@ export const ChatConfig = z.object({
   /** No byte for this long ends the call: the SDK's own timeout stops counting once headers arrive. */
   idle_timeout_ms: z.number().int().min(50).default(60_000),
   total_timeout_ms: z.number().int().min(50).default(300_000),
+  ...RetryPolicy.shape,
 });
 export type ChatConfig = z.infer<typeof ChatConfig>;
 
@@ -45,7 +47,7 @@ export interface ChatResult {
   model: string | null;
 }
 
-export type ChatErrorKind = 'truncated' | 'idle_timeout' | 'total_timeout' | 'unreachable' | 'tls' | 'rate_limited' | 'server_error' | 'context_length' | 'auth' | 'balance' | 'not_found' | 'rejected' | 'bad_response';
+export type ChatErrorKind = 'truncated' | 'idle_timeout' | 'total_timeout' | 'unreachable' | 'tls' | 'rate_limited' | 'server_error' | 'context_length' | 'auth' | 'balance' | 'not_found' | 'rejected' | 'bad_response' | 'empty_answer';
 
 const FAILURE_KIND: Record<ChatErrorKind, FailureKind> = {
   truncated: 'truncated',
@@ -61,6 +63,7 @@ const FAILURE_KIND: Record<ChatErrorKind, FailureKind> = {
   not_found: 'not_found',
   rejected: 'rejected',
   bad_response: 'bad_response',
+  empty_answer: 'empty_answer',
 };
 
 /** What a failed attempt had streamed before it failed (a cut or stalled stream): tokens that were spent. */
@@ -82,26 +85,41 @@ export class ChatError extends DocQaError {
     readonly status: number | null = null,
     readonly failure: ProviderFailure | null = null,
     readonly streamed: StreamedPart | null = null,
+    /** How long the service asked to wait before a retry (Retry-After), when it said. */
+    readonly retryAfterMs: number | null = null,
   ) {
     super('upstream_unavailable', message);
   }
 }
 
-function chatError(where: ProviderEndpoint, kind: ChatErrorKind, message: string, retryable: boolean, status: number | null = null, network: string | null = null, said: string | null = null, streamed: StreamedPart | null = null): ChatError {
-  return new ChatError(kind, where.redact(message), retryable, status, where.failure(FAILURE_KIND[kind], retryable, status, network, said), streamed);
+function chatError(where: ProviderEndpoint, kind: ChatErrorKind, message: string, retryable: boolean, status: number | null = null, network: string | null = null, said: string | null = null, streamed: StreamedPart | null = null, retryAfter: number | null = null): ChatError {
+  return new ChatError(kind, where.redact(message), retryable, status, where.failure(FAILURE_KIND[kind], retryable, status, network, said), streamed, retryAfter);
+}
+
+/** An error object the service sent inside a 200 answer (an SSE `data: {"error": …}` or a JSON body). */
+function bodyError(where: ProviderEndpoint, e: NonNullable<ReturnType<typeof errorInBody>>, streamed: StreamedPart | null): ChatError {
+  const { kind, retryable } = bodyErrorKind(e);
+  const chatKind: ChatErrorKind = kind === 'timeout' ? 'idle_timeout' : (kind as ChatErrorKind);
+  return chatError(where, chatKind, `chat endpoint answered HTTP 200 with an error: ${e.message}`, retryable, e.status, null, e.message, streamed);
 }
 
 function classify(err: unknown, where: ProviderEndpoint, streamed: StreamedPart | null): ChatError {
   if (err instanceof ChatError) return err;
   if (err instanceof APIConnectionError) {
     const code = networkErrorCode(err);
-    const kind = connectionKind(code) === 'tls' ? 'tls' : connectionKind(code) === 'timeout' ? 'idle_timeout' : 'unreachable';
-    return chatError(where, kind, `chat endpoint ${where.endpoint} unreachable${code ? ` (${code})` : ''}: ${err.message}`, kind !== 'tls', null, code, null, streamed);
+    const c = connectionFailure(code);
+    const kind = c.kind === 'tls' ? 'tls' : c.kind === 'timeout' ? 'idle_timeout' : 'unreachable';
+    return chatError(where, kind, `chat endpoint ${where.endpoint} unreachable${code ? ` (${code})` : ''}: ${err.message}`, c.retryable, null, code, null, streamed);
+  }
+  // The SDK raises an error object found inside a 200 stream as an APIError without a status.
+  if (err instanceof APIError && err.status === undefined) {
+    const e = errorInBody({ error: err.error });
+    if (e) return bodyError(where, e, streamed);
   }
   if (err instanceof APIError) {
     const s = err.status ?? 0;
     const said = serviceMessage(err);
-    const { kind, retryable } = httpKind(s, said);
+    const { kind, retryable } = httpKind(s, said, serviceCode(err));
     const what: Record<typeof kind, string> = {
       context_length: `the request is longer than the model's context: ${said}`,
       auth: `chat endpoint rejected the API key (HTTP ${s})`,
@@ -111,8 +129,11 @@ function classify(err: unknown, where: ProviderEndpoint, streamed: StreamedPart 
       server_error: `chat endpoint failed (HTTP ${s})`,
       rejected: `chat request rejected (HTTP ${s}): ${said}`,
     };
-    return chatError(where, kind, what[kind], retryable, s, null, said, streamed);
+    return chatError(where, kind, what[kind], retryable, s, null, said, streamed, retryAfterMs(err.headers, Date.now()));
   }
+  // The connection died after the answer began (undici's "terminated", a socket code in its cause).
+  const code = networkErrorCode(err);
+  if (code) return chatError(where, 'truncated', `the model stream broke off (${code}) after ${streamed?.content.length ?? 0} characters`, true, null, code, null, streamed);
   return chatError(where, 'bad_response', `chat endpoint sent an unusable answer: ${err instanceof Error ? err.message : String(err)}`, true, null, null, null, streamed);
 }
 
@@ -127,8 +148,9 @@ export interface CompleteOptions {
 /**
  * One streamed chat completion over any OpenAI-compatible endpoint (DeepSeek by default): our own idle
  * and total deadlines, cancellation, the API's usage (from the final usage chunk), reasoning kept apart
- * from the answer, and a stream that ends without a finish reason reported as truncated. Retries are
- * the caller's decision (the harness traces each attempt). Errors name the endpoint and never the key.
+ * from the answer, and a stream that ends without a finish reason reported as truncated. One call is
+ * one HTTP request: retries follow the retry policy in the harness, which traces each attempt (the
+ * policy's settings travel with the client as `retryPolicy`). Errors name the endpoint and never the key.
  */
 export class ChatClient {
   private readonly client: OpenAI;
@@ -138,9 +160,15 @@ export class ChatClient {
     readonly config: ChatConfig,
     apiKey: string,
   ) {
-    // apiKey and baseURL explicit: the SDK must never pick up OPENAI_* variables by itself.
-    this.client = new OpenAI({ apiKey: apiKey || 'none', baseURL: config.base_url, maxRetries: 0, timeout: config.total_timeout_ms });
+    // apiKey, baseURL and logLevel explicit: the SDK must never pick up OPENAI_* variables by itself,
+    // and never write to the console (it logs an unparsable stream chunk, raw, at level error).
+    // maxRetries 0: the retry policy is ours alone.
+    this.client = new OpenAI({ apiKey: apiKey || 'none', baseURL: config.base_url, maxRetries: 0, timeout: config.total_timeout_ms, logLevel: 'off' });
     this.where = new ProviderEndpoint('chat', config.base_url, config.model, apiKey);
+  }
+
+  get retryPolicy(): RetryPolicy {
+    return { retry_delay_ms: this.config.retry_delay_ms, max_retry_after_ms: this.config.max_retry_after_ms };
   }
 
   async complete(messages: readonly ChatMessage[], opts: CompleteOptions = {}): Promise<ChatResult> {
@@ -175,7 +203,10 @@ export class ChatClient {
         thinking: { type: config.thinking },
         ...(config.thinking === 'disabled' ? { temperature: config.temperature } : {}),
       };
-      const stream = await this.client.chat.completions.create(params as OpenAI.Chat.ChatCompletionCreateParamsStreaming, { signal });
+      const { data: stream, response } = await this.client.chat.completions.create(params as OpenAI.Chat.ChatCompletionCreateParamsStreaming, { signal }).withResponse();
+      // A 200 that is not an event stream (an error object as JSON, say) would read as an empty stream.
+      const type = response.headers.get('content-type') ?? '';
+      if (!type.includes('text/event-stream')) throw await notAStream(where, type, response);
       begun = true;
       for await (const chunk of stream) {
         touch();
@@ -208,6 +239,23 @@ export class ChatClient {
     if (opts.signal?.aborted) throw opts.signal.reason;
     if (why) throw chatError(where, why === 'total' ? 'total_timeout' : 'idle_timeout', `the model stream was cut by the ${why} deadline`, true, null, null, null, streamed());
     if (finish === null) throw chatError(where, 'truncated', `the model stream ended without a finish reason after ${content.length} characters`, true, null, null, null, streamed());
+    // Nothing at all, yet a normal finish: a glitch of the service (an answer cut by max_tokens, or one
+    // written only in the reasoning, is the harness's to handle and stays a reply).
+    if (!content.trim() && !reasoning.trim() && finish !== 'length') throw chatError(where, 'empty_answer', `the model finished (${finish}) without writing anything`, true, null, null, null, streamed());
     return { content, reasoning, finish_reason: finish, usage, model };
   }
+}
+
+/** The error for a 200 answer to a streaming request that is not an event stream: the service's error object when it sent one. */
+async function notAStream(where: ProviderEndpoint, type: string, response: Response): Promise<ChatError> {
+  const text = await response.text().catch(() => '');
+  let value: unknown = null;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // not JSON either
+  }
+  const e = errorInBody(value);
+  if (e) return bodyError(where, e, null);
+  return chatError(where, 'bad_response', `chat endpoint answered a streaming request with ${type || 'no content type'} instead of an event stream`, true);
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_RETRY_POLICY, decideRetry, retryAfterWords, sleep } from '../common/retry-policy';
 import { countTokens } from '../common/tokenizer';
 import type { Span } from '../trace/tracer';
 import { FinishStreamer } from './answer-stream';
@@ -9,15 +10,25 @@ export type ModelOutcome =
   /** The call failed for good: after its retry, or at once when not retryable or when the budget cannot pay a retry. */
   | { kind: 'failed'; error: ChatError; attempts: number; retry_refused: boolean };
 
+/** The error as finally reported when the service asked to wait longer than the policy allows. */
+function refusedWait(err: ChatError, limit: number): ChatError {
+  const asked = err.retryAfterMs!;
+  const failure = err.failure ? { ...err.failure, retry_after_refused: { asked_ms: asked, limit_ms: limit } } : null;
+  return new ChatError(err.kind, `${err.message}; ${retryAfterWords(asked, limit)}`, err.retryable, err.status, failure, err.streamed, asked);
+}
+
 /**
- * One model call of a turn, with at most one retry for a transient failure. Every attempt is an
- * llm_call span and pays its tokens into the run (the provider's usage; else our count of the prompt
- * and of what streamed before a cut — an attempt refused before any answer began costs nothing). A retry
- * is made only while the budget still allows the call (`allowed` is asked again with the tokens spent),
- * and it is capped like the first attempt. Cancellation and defects (anything but a ChatError) escape.
+ * One model call of a turn, retried by the retry policy (once, for a transient failure, after the
+ * service's Retry-After or the policy's pause; a Retry-After beyond its limit ends the call). Every
+ * attempt is an llm_call span and pays its tokens into the run (the provider's usage; else our count
+ * of the prompt and of what streamed before a cut — an attempt refused before any answer began costs
+ * nothing). A retry is made only while the budget still allows the call (`allowed` is asked again
+ * with the tokens spent), and it is capped like the first attempt. Cancellation (during the pause
+ * too) and defects (anything but a ChatError) escape.
  */
 export async function callModel(loop: Loop, turn: Span, messages: readonly ChatMessage[], contextTokens: number, allowed: () => number | null, firstCap: number): Promise<ModelOutcome> {
   const { state, tracer, o } = loop;
+  const policy = o.model.retryPolicy ?? DEFAULT_RETRY_POLICY;
   let cap = firstCap;
   for (let attempt = 1; ; attempt++) {
     state.counts.model_calls++;
@@ -64,7 +75,8 @@ export async function callModel(loop: Loop, turn: Span, messages: readonly ChatM
       if (err.streamed) state.spend(paid.prompt, paid.completion, true);
       call.end('error', { error_kind: err.kind, error: err.message, status: err.status, attempt_tokens_estimate: paid.prompt + paid.completion, used_request_tokens: state.used });
       loop.ledger();
-      if (!err.retryable || attempt === 2) return { kind: 'failed', error: err, attempts: attempt, retry_refused: false };
+      const d = decideRetry(err.retryable, attempt, err.retryAfterMs, policy);
+      if (d.kind === 'give_up') return { kind: 'failed', error: d.why === 'retry_after_too_long' ? refusedWait(err, policy.max_retry_after_ms) : err, attempts: attempt, retry_refused: false };
       const next = allowed();
       if (next === null) {
         tracer.start('budget_decision', 'retry refused', turn, { check: 'before_retry', decision: 'stop', reason: 'request_budget_exceeded', used_request_tokens: state.used }).end('error');
@@ -72,7 +84,8 @@ export async function callModel(loop: Loop, turn: Span, messages: readonly ChatM
       }
       cap = next;
       state.retries++;
-      tracer.start('retry', 'retry llm_call', turn, { of: 'llm_call', attempt: attempt + 1, after_error: err.kind }).end();
+      tracer.start('retry', 'retry llm_call', turn, { of: 'llm_call', attempt: attempt + 1, after_error: err.kind, delay_ms: d.delay_ms, retry_after_ms: err.retryAfterMs }).end();
+      await sleep(d.delay_ms, o.signal);
     }
   }
 }

@@ -51,6 +51,30 @@ export function releaseRun(loop: Loop, release: Release, answer: string | null, 
 
 export const ok = (): Release => ({ status: 'SUCCESS', reason: null, detail: null, failure: null });
 
+/** The technical failure in one sentence (the provider's failure described, else the tool's words). */
+function technicalDetail(loop: Loop): string {
+  const t = loop.state.technical!;
+  const names = t.failure ? loop.o.settingNames?.[t.failure.provider] : undefined;
+  return t.failure ? describeFailure(t.failure, names) : t.detail;
+}
+
+/**
+ * A Finish. After a tool broke for a technical reason (an embedding endpoint down, say), an answer
+ * that cites nothing this run verified rests on nothing the tools showed: the run fails with that
+ * reason instead of releasing it (the text stays in the trace). A cited answer is released with the
+ * failure named, so the gap is never silent (seed §1.3: a partial failure is declared by name).
+ */
+export function finishRun(loop: Loop, answer: string, stopReason: StopReason | null): AgentResult {
+  const t = loop.state.technical;
+  if (!t) return releaseRun(loop, ok(), answer, stopReason);
+  const { state } = loop;
+  const verified = checkCitations(answer, { citable: new Set(state.citable.keys()), located: state.located, refused: state.refused }).cited.length > 0;
+  const detail = technicalDetail(loop);
+  if (!verified) return releaseRun(loop, { status: 'FAILED', reason: t.reason, detail: `${detail} The model's answer cited nothing verified, so it is not given.`, failure: t.failure }, null, stopReason);
+  const note = loop.lang === 'zh' ? `\n\n（注意：本次有一项检索未能执行，本回答可能有遗漏：${detail}）` : `\n\n(Note: a search could not run, so this answer may miss something: ${detail})`;
+  return releaseRun(loop, ok(), `${answer}${note}`, stopReason);
+}
+
 /** A model call that failed for good: FAILED with the provider's failure in words, whatever was verified. */
 export function modelFailed(loop: Loop, error: ChatError, attempts: number, retryRefused: boolean): AgentResult {
   const failure = error.failure ? { ...error.failure, attempts } : null;
@@ -69,8 +93,7 @@ export function giveUp(loop: Loop, reason: string, stopReason: StopReason | null
   const stop = stopReason ?? loop.tracker.stopReason;
   if (state.technical) {
     const t = state.technical;
-    const names = t.failure ? loop.o.settingNames?.[t.failure.provider] : undefined;
-    return releaseRun(loop, { status: 'FAILED', reason: t.reason, detail: t.failure ? describeFailure(t.failure, names) : t.detail, failure: t.failure }, null, stop);
+    return releaseRun(loop, { status: 'FAILED', reason: t.reason, detail: technicalDetail(loop), failure: t.failure }, null, stop);
   }
   const why = stopWords(stop, 'en') ?? reason.toLowerCase().replace(/_/g, ' ');
   if (state.facts.length) {

@@ -38,8 +38,9 @@ function briefs(p: ToolPayload): BlockBrief[] {
 }
 
 /**
- * Runs one admitted tool request: a logical tool call (a transient failure is retried once without
- * counting again), then budget admission of its result — with `used` counting every token the request
+ * Runs one admitted tool request: one tool call (never retried here: the one transient dependency, the
+ * query embedding, is retried by its client under the retry policy, traced and counted as a retry
+ * here), then budget admission of its result — with `used` counting every token the request
  * has spent, this turn's included. An admitted result enters the history whole and becomes verified
  * progress; a refused one is left out and the model is told which budget refused it; a result that
  * broke on an execution error takes that tool out of service for the rest of the run and is kept as
@@ -60,7 +61,10 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
     embedQuery: embedQuery
       ? async (query, signal) => {
           try {
-            const e = await embedQuery(query, signal);
+            const e = await embedQuery(query, signal, (r) => {
+              state.retries++;
+              loop.tracer.start('retry', 'retry query embedding', call, { of: 'query_embedding', attempt: r.attempt + 1, after_error: r.error, delay_ms: r.delay_ms }).end();
+            });
             state.spendEmbedding(e.tokens, e.estimated);
             return e;
           } catch (err) {
@@ -71,12 +75,7 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
       : undefined,
     onTrace: (e) => call.set({ search: e.detail as Attributes }),
   };
-  let payload = await runTool(tool, input, ctx);
-  if (payload.error?.retryable) {
-    loop.tracer.start('retry', `retry ${tool}`, call, { of: 'tool_call', attempt: 2, after_error: payload.error.code }).end();
-    state.retries++;
-    payload = await runTool(tool, input, ctx);
-  }
+  const payload = await runTool(tool, input, ctx);
   call.set({ ...resultAttributes(payload), embedding_tokens: state.tokens.embedding });
   call.artifact('tool_payload', () => JSON.stringify(payload));
   const obsJson = JSON.stringify({ harness_status: 'ok', tool, tool_call_id: id, payload, message: null });

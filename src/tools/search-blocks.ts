@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { hybridSearch } from '../index/search/hybrid-search';
-import { EmbeddingError } from '../index/embed/embedding-client';
 import { type Tool, ToolFailure, blockView, resolveDocs } from './tool';
 
 export const SearchBlocksInput = z
@@ -38,9 +37,9 @@ export const searchBlocks: Tool<typeof SearchBlocksInput> = {
       } catch (err) {
         if (signal?.aborted) throw err;
         if (err instanceof ToolFailure) throw err;
-        // Only a transient upstream failure is worth the harness's one retry; a rejected key or a bad request is not.
-        const retryable = err instanceof EmbeddingError ? err.retryable : true;
-        throw new ToolFailure('upstream_unavailable', `the query could not be embedded: ${err instanceof Error ? err.message : String(err)}`, retryable);
+        // Not retryable: the embedding client has already applied the retry policy (a second retry
+        // here made one query up to 4 requests).
+        throw new ToolFailure('upstream_unavailable', `the query could not be embedded: ${err instanceof Error ? err.message : String(err)}`, false);
       }
     }
     const hits = hybridSearch(snapshot.bm25, snapshot.vectors, input.query, queryVector, SEARCH_TOP_K, allowed);

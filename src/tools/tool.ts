@@ -16,6 +16,10 @@ export type EmptyReason = z.infer<typeof EmptyReason>;
 export interface ToolError {
   code: ToolErrorCode;
   message: string;
+  /**
+   * Whether calling again could help. No tool is retried by the harness: the one transient
+   * dependency, the query embedding, has already had its retry inside the embedding client.
+   */
   retryable: boolean;
 }
 
@@ -35,8 +39,11 @@ export interface QueryEmbedding {
   estimated: boolean;
 }
 
+/** Told before the embedding client retries a failed query embedding (the retry policy's one retry). */
+export type OnQueryRetry = (e: { attempt: number; delay_ms: number; error: string }) => void;
+
 /** Embeds a search query with the snapshot's embedding model. */
-export type QueryEmbedder = (query: string, signal?: AbortSignal) => Promise<QueryEmbedding>;
+export type QueryEmbedder = (query: string, signal?: AbortSignal, onRetry?: OnQueryRetry) => Promise<QueryEmbedding>;
 
 /** The pinned snapshot a request reads, plus how to embed a query for it. */
 export interface ToolContext {

@@ -9,16 +9,31 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type Fault =
-  | { kind: 'rate_limit'; retryAfterSeconds: number }
-  | { kind: 'server_error' }
+  /** 429; `Retry-After` in seconds, or as an HTTP-date this many seconds from now (negative: past), or absent. */
+  | { kind: 'rate_limit'; retryAfterSeconds?: number; retryAfterDateIn?: number }
+  | { kind: 'server_error'; status?: 500 | 502 | 503 | 504 }
+  /** The connection is destroyed before any answer (the client sees a reset / "other side closed"). */
+  | { kind: 'reset' }
   | { kind: 'hang' }
+  /** Chat: an event stream with an unparsable `data:` line; embeddings: a 200 whose JSON body is cut. */
   | { kind: 'malformed_json' }
-  | { kind: 'truncated_stream' }
+  /** The answer stops half-way: the stream ends without a finish reason (`abrupt`: the connection dies instead); embeddings: the body stops and the connection dies. */
+  | { kind: 'truncated_stream'; abrupt?: boolean }
   | { kind: 'stalled_stream' }
-  | { kind: 'context_length' }
+  /** 400 as OpenAI (`code: context_length_exceeded`) or DeepSeek (generic code, the words only) send it. */
+  | { kind: 'context_length'; dialect?: 'openai' | 'deepseek' }
+  /** Chat: a normal finish with no text at all; embeddings: `data: []`. */
+  | { kind: 'empty_completion' }
+  /** HTTP 200 carrying an error object: as the JSON body, or (chat) as a `data:` event inside the stream. */
+  | { kind: 'error_body'; as?: 'json' | 'sse'; status?: number }
   | { kind: 'unauthorized' }
+  /** Any other HTTP error status with an OpenAI-style error body. */
+  | { kind: 'status'; status: number; message?: string }
   /** 404 for an unknown model, in the words OpenAI-compatible servers use. */
   | { kind: 'model_not_found' };
+
+/** How a completion ends: normally, without a finish reason, with the connection dying, or never. */
+type Mode = 'complete' | 'truncate' | 'cut' | 'stall';
 
 export interface RecordedRequest {
   path: string;
@@ -196,37 +211,93 @@ export class FakeOpenAIServer {
       return this.json(res, 401, { error: { message: `Authentication Fails: incorrect API key provided: ${(auth ?? '').replace(/^Bearer /, '')}`, type: 'authentication_error' } });
     }
     const fault = this.faults.get(path)?.shift();
-    if (fault) {
-      switch (fault.kind) {
-        case 'rate_limit':
-          res.setHeader('retry-after', String(fault.retryAfterSeconds));
-          return this.json(res, 429, { error: { message: 'Rate limit reached', type: 'rate_limit_error' } });
-        case 'server_error':
-          return this.json(res, 500, { error: { message: 'internal error', type: 'server_error' } });
-        case 'unauthorized':
-          return this.json(res, 401, { error: { message: `Authentication Fails: incorrect API key provided: ${(auth ?? '').replace(/^Bearer /, '')}`, type: 'authentication_error' } });
-        case 'model_not_found':
-          return this.json(res, 404, { error: { message: `The model \`${String(body.model)}\` does not exist or you do not have access to it.`, type: 'invalid_request_error', code: 'model_not_found' } });
-        case 'hang':
-          return; // never answers; the client's deadline must end it
-        case 'malformed_json':
-          res.writeHead(200, { 'content-type': 'application/json' });
-          return void res.end('{"object": "list", "data": [');
-        case 'truncated_stream':
-          if (path !== '/v1/chat/completions') break;
-          return this.chat(res, body, 'truncate');
-        case 'stalled_stream':
-          if (path !== '/v1/chat/completions') break;
-          return this.chat(res, body, 'stall');
-        case 'context_length':
-          return this.json(res, 400, {
-            error: { message: "This model's maximum context length is 131072 tokens. However, you requested 200000 tokens. Please reduce the length of the messages.", type: 'invalid_request_error' },
-          });
-      }
-    }
+    if (fault && this.fault(fault, path, body, auth, req, res)) return;
     if (path === '/v1/embeddings') return this.embeddings(res, body);
     if (path === '/v1/chat/completions') return this.chat(res, body, 'complete');
     return this.json(res, 404, { error: { message: `no route ${path}`, type: 'invalid_request_error' } });
+  }
+
+  /** Answers with the fault; false when the fault does not apply to this path (the request is then served). */
+  private fault(fault: Fault, path: string, body: Record<string, unknown>, auth: string | undefined, req: http.IncomingMessage, res: http.ServerResponse): boolean {
+    const chat = path === '/v1/chat/completions';
+    switch (fault.kind) {
+      case 'rate_limit':
+        if (fault.retryAfterSeconds !== undefined) res.setHeader('retry-after', String(fault.retryAfterSeconds));
+        if (fault.retryAfterDateIn !== undefined) res.setHeader('retry-after', new Date(Date.now() + fault.retryAfterDateIn * 1000).toUTCString());
+        this.json(res, 429, { error: { message: 'Rate limit reached', type: 'rate_limit_error' } });
+        return true;
+      case 'server_error': {
+        const status = fault.status ?? 500;
+        const words: Record<number, string> = { 500: 'internal error', 502: 'bad gateway', 503: 'service unavailable: the server is overloaded', 504: 'gateway timeout' };
+        this.json(res, status, { error: { message: words[status], type: 'server_error' } });
+        return true;
+      }
+      case 'reset':
+        req.socket.destroy();
+        return true;
+      case 'unauthorized':
+        this.json(res, 401, { error: { message: `Authentication Fails: incorrect API key provided: ${(auth ?? '').replace(/^Bearer /, '')}`, type: 'authentication_error' } });
+        return true;
+      case 'status':
+        this.json(res, fault.status, { error: { message: fault.message ?? `request refused (HTTP ${fault.status})`, type: 'invalid_request_error' } });
+        return true;
+      case 'model_not_found':
+        this.json(res, 404, { error: { message: `The model \`${String(body.model)}\` does not exist or you do not have access to it.`, type: 'invalid_request_error', code: 'model_not_found' } });
+        return true;
+      case 'hang':
+        return true; // never answers; the client's deadline must end it
+      case 'malformed_json':
+        if (chat && body.stream) {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.write(`data: ${JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`);
+          res.end('data: {"id": "chatcmpl-x", "choices": [{"delta": {"content": "Hel\n\ndata: [DONE]\n\n');
+          return true;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"object": "list", "data": [');
+        return true;
+      case 'truncated_stream':
+        if (chat) {
+          this.chat(res, body, fault.abrupt ? 'cut' : 'truncate');
+          return true;
+        }
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '4096' });
+        res.write('{"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": [0.1, 0.2,');
+        setTimeout(() => req.socket.destroy(), 20);
+        return true;
+      case 'stalled_stream':
+        if (!chat) return false;
+        this.chat(res, body, 'stall');
+        return true;
+      case 'context_length': {
+        const openai = (fault.dialect ?? 'openai') === 'openai';
+        const message = chat
+          ? openai
+            ? "This model's maximum context length is 128000 tokens. However, your messages resulted in 200000 tokens. Please reduce the length of the messages."
+            : "This model's maximum context length is 131072 tokens. However, you requested 200000 tokens (200000 in the messages, 0 in the completion). Please reduce the length of the messages or completion."
+          : "This model's maximum context length is 8192 tokens, however you requested 9000 tokens (9000 in your prompt; 0 for the completion). Please reduce your prompt; or completion length.";
+        this.json(res, 400, { error: { message, type: 'invalid_request_error', param: openai ? 'messages' : null, code: openai ? 'context_length_exceeded' : 'invalid_request_error' } });
+        return true;
+      }
+      case 'empty_completion':
+        if (!chat) {
+          this.json(res, 200, { object: 'list', data: [], model: body.model, usage: { prompt_tokens: 1, total_tokens: 1 } });
+          return true;
+        }
+        this.reply(res, body, '', '', 'complete');
+        return true;
+      case 'error_body': {
+        const error = { message: 'The upstream provider failed to answer', type: 'server_error', ...(fault.status !== undefined ? { code: fault.status } : {}) };
+        if (chat && (fault.as ?? 'json') === 'sse') {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.write(`data: ${JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`);
+          res.end(`data: ${JSON.stringify({ error })}\n\n`);
+          return true;
+        }
+        this.json(res, 200, { error });
+        return true;
+      }
+    }
   }
 
   private json(res: http.ServerResponse, status: number, value: unknown): void {
@@ -249,7 +320,7 @@ export class FakeOpenAIServer {
     this.json(res, 200, { object: 'list', data, model: body.model, ...(!this.embeddingUsage ? {} : { usage: { prompt_tokens: tokens, total_tokens: tokens } }) });
   }
 
-  private chat(res: http.ServerResponse, body: Record<string, unknown>, mode: 'complete' | 'truncate' | 'stall'): void {
+  private chat(res: http.ServerResponse, body: Record<string, unknown>, mode: Mode): void {
     const next = this.chatScript.shift() ?? (this.options.auto ? autoReply : undefined);
     if (next === undefined) return this.json(res, 500, { error: { message: 'fake server: no scripted reply left', type: 'server_error' } });
     let reply: ChatReply;
@@ -260,8 +331,12 @@ export class FakeOpenAIServer {
       this.scriptErrors.push(err);
       return this.json(res, 500, { error: { message: `fake server: script failed: ${String(err)}`, type: 'server_error' } });
     }
-    let content = fillPlaceholders(typeof reply === 'string' ? reply : reply.content, body);
-    const reasoning = typeof reply === 'string' ? '' : (reply.reasoning ?? '');
+    this.reply(res, body, fillPlaceholders(typeof reply === 'string' ? reply : reply.content, body), typeof reply === 'string' ? '' : (reply.reasoning ?? ''), mode);
+  }
+
+  /** Sends one completion (streamed when asked), cut or stalled half-way as the mode says. */
+  private reply(res: http.ServerResponse, body: Record<string, unknown>, text: string, reasoning: string, mode: Mode): void {
+    let content = text;
     const messages = (body.messages as Array<{ content?: unknown }> | undefined) ?? [];
     const promptTokens = Math.ceil(JSON.stringify(messages).length / 4);
     // Like a real server, max_tokens cuts the answer (4 characters a token here) and says so.
@@ -271,7 +346,7 @@ export class FakeOpenAIServer {
       content = content.slice(0, maxTokens * 4);
       finishReason = 'length';
     }
-    const completionTokens = Math.max(1, Math.ceil(content.length / 4));
+    const completionTokens = Math.ceil(content.length / 4);
     const usage = {
       prompt_tokens: promptTokens,
       completion_tokens: completionTokens,
@@ -292,8 +367,9 @@ export class FakeOpenAIServer {
     for (const r of reasoning.match(/[\s\S]{1,12}/g) ?? []) send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { reasoning_content: r }, finish_reason: null }] });
     const upTo = mode === 'complete' ? pieces.length : Math.max(1, Math.floor(pieces.length / 2));
     for (const p of pieces.slice(0, upTo)) send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { content: p }, finish_reason: null }] });
-    // Truncated: the connection ends without a finish reason; stalled: it stays open and silent.
+    // Truncated: the connection ends without a finish reason; cut: it dies; stalled: it stays open and silent.
     if (mode === 'truncate') return void res.end();
+    if (mode === 'cut') return void setTimeout(() => res.socket?.destroy(), 20);
     if (mode === 'stall') return;
     send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: {}, finish_reason: finishReason }] });
     const opts = body.stream_options as { include_usage?: boolean } | undefined;

@@ -165,31 +165,44 @@ describe('agent loop over real HTTP against a scripted model', () => {
     assert.match(p.answer!, /could not be indexed.*lecture\.pdf/);
   });
 
-  it('a retryable tool failure (query embedding down) is retried once without counting another tool call', async () => {
+  it('a query embedding that fails is retried once by its client and never again by the harness (one query: at most 2 requests, not 4)', async () => {
     const { snapshot: hybrid, embedding } = await t.hybrid();
-    // The embedding client already retries once inside a tool call; two failures make the tool fail once.
-    t.server.inject('/v1/embeddings', { kind: 'server_error' }, 2);
+    const embeddings = () => t.server.requests.filter((q) => q.path === '/v1/embeddings').length;
+    // One failure: the client's retry succeeds; the retry is counted and traced once.
+    t.server.inject('/v1/embeddings', { kind: 'server_error' });
     let status = '';
     t.server.scriptChat(act('search_blocks', { query: 'microscope' }), (body) => {
       const o = lastObservation(body) as unknown as { harness_status: string; payload: { mode?: string; error?: unknown } };
       status = `${o.harness_status} ${o.payload.mode ?? ''} ${o.payload.error ? 'error' : ''}`.trim();
       return 'Thought: ok.\nAction: Finish[Use a light microscope.]';
     });
-    const r = await run('How to look at cells?', { snapshot: hybrid, embedQuery: queryEmbedderFor(hybrid.manifest.embedding, embedding, '') });
+    let before = embeddings();
+    const records: TraceRecord[] = [];
+    const r = await run('How to look at cells?', { snapshot: hybrid, embedQuery: queryEmbedderFor(hybrid.manifest.embedding, embedding, ''), tracer: new Tracer('metadata', { write: (x) => records.push(x) }) });
     assert.equal(status, 'ok hybrid');
-    assert.deepEqual([r.release.status, r.counts.tool_calls], ['SUCCESS', 1]);
-    // A business error (a rejected key) comes back as the payload and is never retried.
-    t.server.inject('/v1/embeddings', { kind: 'unauthorized' });
-    const before = t.server.requests.filter((q) => q.path === '/v1/embeddings').length;
+    assert.deepEqual([r.release.status, r.counts.tool_calls, r.ledger.retries, embeddings() - before], ['SUCCESS', 1, 1, 2]);
+    const retry = records.filter((x) => x.type === 'span' && x.kind === 'retry') as Array<Extract<TraceRecord, { type: 'span' }>>;
+    assert.deepEqual(retry.map((x) => [x.name, x.attributes.of, x.attributes.after_error]), [['retry query embedding', 'query_embedding', 'server_error']]);
+    // Two failures: the tool fails after exactly 2 requests (the harness used to retry the tool: 4).
+    t.server.inject('/v1/embeddings', { kind: 'server_error' }, 2);
     t.server.scriptChat(act('search_blocks', { query: 'nucleus' }), (body) => {
       const o = lastObservation(body) as unknown as { harness_status: string; payload: { error?: { code: string; retryable: boolean } } };
       status = `${o.harness_status} ${o.payload.error?.code} ${o.payload.error?.retryable}`;
       return 'Thought: the search failed.\nAction: Finish[The search is unavailable.]';
     });
+    before = embeddings();
+    const f = await run('Where is the nucleus?', { snapshot: hybrid, embedQuery: queryEmbedderFor(hybrid.manifest.embedding, embedding, '') });
+    assert.equal(status, 'ok upstream_unavailable false');
+    assert.equal(embeddings() - before, 2, 'one logical query embedding, one retry');
+    // The model answered anyway, citing nothing: that answer rests on no evidence and is not released.
+    assert.deepEqual([f.release.status, f.release.reason, f.answer, f.counts.tool_calls, f.ledger.retries, f.release.failure?.attempts], ['FAILED', 'UPSTREAM_UNAVAILABLE', null, 1, 1, 2]);
+    // A business error (a rejected key) comes back as the payload and is never retried.
+    t.server.inject('/v1/embeddings', { kind: 'unauthorized' });
+    t.server.scriptChat(act('search_blocks', { query: 'nucleus' }), 'Thought: the search failed.\nAction: Finish[The search is unavailable.]');
+    before = embeddings();
     const b = await run('Where is the nucleus?', { snapshot: hybrid, embedQuery: queryEmbedderFor(hybrid.manifest.embedding, embedding, '') });
-    assert.match(status, /^ok \S+ false$/);
-    assert.equal(t.server.requests.filter((q) => q.path === '/v1/embeddings').length - before, 1, 'one embedding request: no retry');
-    assert.equal(b.counts.tool_calls, 1);
+    assert.equal(embeddings() - before, 1, 'one embedding request: no retry');
+    assert.deepEqual([b.counts.tool_calls, b.ledger.retries], [1, 0]);
   });
 
   it('a defect inside the loop (a model component returning no text) fails closed as HARNESS_INTERNAL_ERROR, traced', async () => {

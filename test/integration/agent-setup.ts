@@ -86,7 +86,7 @@ export async function agentSetup(): Promise<AgentSetup> {
     run: (question, extra = {}) => runAgent({ question, snapshot: snap, model, bundle, budgets, ...extra }),
     hybrid: async () => {
       if (!hybrid) {
-        const embedding = { provider: 'openai-compatible', base_url: server.baseURL, model: 'fake', dimensions: 16, batch_size: 64, concurrency: 4, timeout_ms: 5000, max_retry_after_ms: 30_000 } as const satisfies RemoteEmbeddingConfig;
+        const embedding = { provider: 'openai-compatible', base_url: server.baseURL, model: 'fake', dimensions: 16, batch_size: 64, concurrency: 4, timeout_ms: 5000, max_retry_after_ms: 30_000, retry_delay_ms: 50 } as const satisfies RemoteEmbeddingConfig;
         hybrid = { snapshot: await build([fixture('markdown', 'cell-notes.md')], embedding), embedding };
       }
       return hybrid;

@@ -238,13 +238,25 @@ describe('traces, manifests, replay and export', () => {
     assert.equal(first.code, 1, 'a rejected key fails closed');
     server.inject('/v1/chat/completions', { kind: 'server_error' });
     server.inject('/v1/embeddings', { kind: 'unauthorized' });
-    server.scriptChat(act('search_blocks', { query: `key ${EMBED_KEY}` }), `Thought: echo.\nAction: Finish[Your keys are ${CHAT_KEY} and ${EMBED_KEY}; Authorization: Bearer ${CHAT_KEY}]`);
+    // After the refused search, the model reads a document whole, so its answer cites a verified block
+    // (an uncited answer after a failed search is not released).
+    const firstDocId = (body: Record<string, unknown>) => {
+      const lines = (body.messages as Array<{ content: string }>)[0]!.content.split('\n').filter((l) => l.startsWith('Observation: '));
+      return (JSON.parse(lines.at(-1)!.slice('Observation: '.length)) as { payload: { documents: Array<{ doc_id: string }> } }).payload.documents[0]!.doc_id;
+    };
+    server.scriptChat(
+      act('search_blocks', { query: `key ${EMBED_KEY}` }),
+      act('list_documents', {}),
+      (body) => act('list_blocks', { doc_id: firstDocId(body) }, { id: 'call-2', gain: 'GAINED' }),
+      `Thought: echo.\nAction: Finish[Your keys are ${CHAT_KEY} and ${EMBED_KEY}; Authorization: Bearer ${CHAT_KEY}【来源:{{ref:1}}】]`,
+    );
     const r = await cli.runAsync(['ask', `Is ${CHAT_KEY} or ${EMBED_KEY} my key?`, '--json', '--trace', 'full']);
     outputs.push(r.stdout, r.stderr);
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout) as { run_id: string; answer: string; counts: { model_calls: number } };
-    assert.equal(out.counts.model_calls, 3, 'the failed chat attempt was retried');
+    assert.equal(out.counts.model_calls, 5, 'the failed chat attempt was retried');
     assert.match(out.answer, /Your keys are \[REDACTED\] and \[REDACTED\]/);
+    assert.match(out.answer, /\(Note: a search could not run, so this answer may miss something: The embedding model fake-embed at 127\.0\.0\.1:\d+ rejected the API key/);
     const shown = cli.run(['trace', 'show', out.run_id]);
     const prompt = cli.run(['trace', 'prompt', out.run_id, '--turn', '2']);
     const listed = cli.run(['trace', 'list', '--json']);

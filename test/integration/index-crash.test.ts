@@ -8,18 +8,8 @@ import { hybridSearch } from '../../src/index/search/hybrid-search';
 import { listSnapshots, loadActiveSnapshot } from '../../src/index/store/snapshot-store';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { tempDir } from '../helpers';
+import { mulberry32 } from '../crash/crash-helpers';
 import { CLI } from './cli';
-
-/** Small deterministic PRNG so a failing round can be replayed. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('crash safety of docqa index', () => {
   let server: FakeOpenAIServer;

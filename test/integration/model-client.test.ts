@@ -92,9 +92,22 @@ describe('ChatClient against a local OpenAI-compatible server (streaming)', () =
         attempts: 1,
         retryable: false,
         action: 'check_key',
+        retry_after_refused: null,
       });
       return true;
     });
+  });
+
+  it('one call is one HTTP request whatever fails: the SDK’s own retries are off, the retry policy is the harness’s', async () => {
+    for (const f of [{ kind: 'server_error' }, { kind: 'rate_limit', retryAfterSeconds: 0 }, { kind: 'reset' }, { kind: 'server_error', status: 503 }] as const) {
+      server.inject('/v1/chat/completions', f);
+      const before = server.requests.length;
+      await assert.rejects(new ChatClient(config, KEY).complete(messages), (e: unknown) => e instanceof ChatError && e.retryable);
+      assert.equal(server.requests.length - before, 1, `${f.kind}: one request`);
+    }
+    // A 429's Retry-After travels with the error, for the policy.
+    server.inject('/v1/chat/completions', { kind: 'rate_limit', retryAfterSeconds: 7 });
+    await assert.rejects(new ChatClient(config, KEY).complete(messages), (e: unknown) => e instanceof ChatError && e.retryAfterMs === 7000);
   });
 
   it('cancellation mid-stream rejects with the caller’s AbortError', async () => {

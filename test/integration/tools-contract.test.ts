@@ -202,10 +202,10 @@ for (const via of ['in-process', 'cli'] as const) describe(`tool contracts (seed
       assert.equal((p.blocks as Block[]).length, 5);
       assert.match((p.blocks as Block[])[0]!.text, /microscope|slide/);
     });
-    it('a failed query embedding is upstream_unavailable (retryable), never a keyword fallback', async () => {
+    it('a failed query embedding is upstream_unavailable (not retryable: its client already retried), never a keyword fallback', async () => {
       server.inject('/v1/embeddings', { kind: 'server_error' }, 2);
       const p = await call('search_blocks', { query: 'microscope' }, { snapshot: hybrid, embedQuery: queryEmbedderFor(hybrid.manifest.embedding, config, '') });
-      assert.deepEqual([p.error?.code, p.error?.retryable, p.blocks], ['upstream_unavailable', true, undefined]);
+      assert.deepEqual([p.error?.code, p.error?.retryable, p.blocks], ['upstream_unavailable', false, undefined]);
       const none = await call('search_blocks', { query: 'microscope' }, { snapshot: hybrid });
       assert.equal(none.error?.code, 'upstream_unavailable');
       const other = await call('search_blocks', { query: 'microscope' }, { snapshot: hybrid, embedQuery: queryEmbedderFor(hybrid.manifest.embedding, { ...config, model: 'other' }, '') });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ProviderFailure, actionFor, connectionKind, describeFailure, endpointOf, httpKind, isLoopback, networkErrorCode, tidyMessage } from '../../src/common/provider-failure';
+import { type ProviderFailure, actionFor, bodyErrorKind, connectionFailure, connectionKind, describeFailure, endpointOf, errorInBody, httpKind, isLoopback, networkErrorCode, tidyMessage } from '../../src/common/provider-failure';
 
 describe('provider failures', () => {
   it('name the endpoint by host and port, the default port included', () => {
@@ -30,10 +30,26 @@ describe('provider failures', () => {
   });
 
   it('read as one sentence that says what happened and what to change, with the host’s own setting names', () => {
-    const f: ProviderFailure = { provider: 'embedding', kind: 'tls', endpoint: 'emb.example.org:443', model: 'text-embedding-v4', status: null, network_error: 'CERT_HAS_EXPIRED', provider_message: null, attempts: 1, retryable: false, action: actionFor('tls') };
+    const f: ProviderFailure = { provider: 'embedding', kind: 'tls', endpoint: 'emb.example.org:443', model: 'text-embedding-v4', status: null, network_error: 'CERT_HAS_EXPIRED', provider_message: null, attempts: 1, retryable: false, action: actionFor('tls'), retry_after_refused: null };
     assert.equal(describeFailure(f), 'The embedding model text-embedding-v4 at emb.example.org:443 could not be reached securely (TLS certificate problem) (CERT_HAS_EXPIRED), after 1 attempt. Check the embedding base URL (DOCQA_EMBEDDING_BASE_URL): its certificate is not trusted here.');
     const vs = describeFailure({ ...f, kind: 'missing_key', network_error: null, attempts: 0, action: 'set_key' }, { key: 'DocQA: Set Embedding API Key', base_url: 'docqa.embedding.baseUrl', model: 'docqa.embedding.model' });
     assert.equal(vs, 'The embedding model text-embedding-v4 at emb.example.org:443 has no API key. Set the embedding API key (DocQA: Set Embedding API Key).');
+    const wait = describeFailure({ ...f, kind: 'rate_limited', network_error: null, status: 429, provider_message: 'Rate limit reached', action: 'wait_and_retry', retry_after_refused: { asked_ms: 120_000, limit_ms: 30_000 } });
+    assert.equal(wait, 'The embedding model text-embedding-v4 at emb.example.org:443 is rate-limiting the requests (HTTP 429: “Rate limit reached”), after 1 attempt; it asked to retry after 120 s, more than the 30 s DocQA waits. Wait a little and try again.');
+  });
+
+  it('tell a context-length error by OpenAI’s code or DeepSeek’s words, and errors sent inside a 200 answer by what they name', () => {
+    assert.deepEqual(httpKind(400, 'Please reduce the length of the messages.', 'context_length_exceeded'), { kind: 'context_length', retryable: false });
+    assert.deepEqual(httpKind(400, 'Invalid request', 'invalid_request_error'), { kind: 'rejected', retryable: false });
+    assert.deepEqual(bodyErrorKind({ message: 'overloaded', status: 503, code: null }), { kind: 'server_error', retryable: true });
+    assert.deepEqual(bodyErrorKind({ message: "This model's maximum context length is 65536 tokens", status: null, code: 'invalid_request_error' }), { kind: 'context_length', retryable: false });
+    assert.deepEqual(bodyErrorKind({ message: 'upstream provider error', status: null, code: null }), { kind: 'bad_response', retryable: true });
+    assert.deepEqual(errorInBody({ error: { message: 'busy', code: 429 } }), { message: 'busy', status: 429, code: null });
+    assert.equal(errorInBody({ object: 'list', data: [] }), null);
+  });
+
+  it('retry a reset, a refused connection or a timeout, never a certificate problem or a host name that does not exist', () => {
+    assert.deepEqual(['ECONNRESET', 'ECONNREFUSED', 'UND_ERR_SOCKET', 'ETIMEDOUT', 'EAI_AGAIN', null, 'ENOTFOUND', 'CERT_HAS_EXPIRED'].map((c) => connectionFailure(c).retryable), [true, true, true, true, true, true, false, false]);
   });
 
   it('keep a service message to one readable line', () => {

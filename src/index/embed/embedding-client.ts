@@ -1,7 +1,8 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { z } from 'zod';
-import { type FailureKind, type ProviderFailure, ProviderEndpoint, connectionKind, httpKind, networkErrorCode, serviceMessage } from '../../common/provider-failure';
+import { type FailureKind, type ProviderFailure, ProviderEndpoint, bodyErrorKind, connectionFailure, errorInBody, httpKind, networkErrorCode, serviceCode, serviceMessage } from '../../common/provider-failure';
 import { DocQaError, errorMessage } from '../../common/errors';
+import { RetryPolicy, decideRetry, retryAfterMs, retryAfterWords, sleep } from '../../common/retry-policy';
 import { countTokens } from '../../common/tokenizer';
 
 export const EmbeddingConfig = z.discriminatedUnion('provider', [
@@ -15,8 +16,8 @@ export const EmbeddingConfig = z.discriminatedUnion('provider', [
     concurrency: z.number().int().min(1).max(16).default(4),
     /** Deadline for one request, body included (the SDK's own timeout stops counting at the headers). */
     timeout_ms: z.number().int().min(100).default(60_000),
-    /** Longest Retry-After we wait for before giving up instead. */
-    max_retry_after_ms: z.number().int().min(0).default(30_000),
+    // The retry policy's settings (retry_delay_ms, max_retry_after_ms): one retry of a transient failure.
+    ...RetryPolicy.shape,
   }),
   // Keyword-only: the user has no embedding key. Recorded in the manifest and shown; never a silent fallback.
   z.object({ provider: z.literal('none') }),
@@ -40,10 +41,14 @@ function embeddingError(where: ProviderEndpoint, kind: FailureKind, message: str
   return new EmbeddingError(where.redact(message), retryable, status, where.failure(kind, retryable, status, network, said));
 }
 
-/** The same error after `attempts` tries (the failure says how many were made). */
-function afterAttempts(e: EmbeddingError, attempts: number, message = e.message): EmbeddingError {
-  return new EmbeddingError(message, e.retryable, e.status, e.failure ? { ...e.failure, attempts } : null);
+/** The same error after `attempts` tries (the failure says how many were made, and a Retry-After not waited for). */
+function afterAttempts(e: EmbeddingError, attempts: number, refused: { asked_ms: number; limit_ms: number } | null = null): EmbeddingError {
+  const message = refused ? `${e.message}; ${retryAfterWords(refused.asked_ms, refused.limit_ms)}` : e.message;
+  return new EmbeddingError(message, e.retryable, e.status, e.failure ? { ...e.failure, attempts, retry_after_refused: refused } : null);
 }
+
+/** Told before each retry: which attempt failed, what failed, and how long the pause is. */
+export type OnRetry = (e: { attempt: number; error: EmbeddingError; delay_ms: number }) => void;
 
 export interface EmbedResult {
   vectors: Float32Array[];
@@ -69,60 +74,39 @@ const EmbeddingsResponse = z.object({
   usage: z.object({ prompt_tokens: z.number().int().min(0).optional(), total_tokens: z.number().int().min(0).optional() }).optional(),
 });
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function retryAfterMs(err: unknown): number | null {
-  const headers = err instanceof APIError ? err.headers : undefined;
-  const raw = headers?.get('retry-after-ms') ?? null;
-  if (raw && Number.isFinite(Number(raw))) return Number(raw);
-  const s = headers?.get('retry-after');
-  if (!s) return null;
-  if (Number.isFinite(Number(s))) return Number(s) * 1000;
-  const date = Date.parse(s);
-  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : null;
-}
-
 /** Classifies a failed attempt: transient failures get one retry, the rest fail at once. */
 function classify(err: unknown, where: ProviderEndpoint): EmbeddingError {
   if (err instanceof EmbeddingError) return err;
   if (err instanceof APIConnectionError) {
     const code = networkErrorCode(err);
-    const kind = connectionKind(code);
-    return embeddingError(where, kind, `embedding endpoint ${where.endpoint} unreachable or too slow${code ? ` (${code})` : ''}: ${err.message}`, kind !== 'tls', null, code);
+    const { kind, retryable } = connectionFailure(code);
+    return embeddingError(where, kind, `embedding endpoint ${where.endpoint} unreachable or too slow${code ? ` (${code})` : ''}: ${err.message}`, retryable, null, code);
   }
   if (err instanceof APIError) {
     const s = err.status ?? 0;
     const text = serviceMessage(err);
-    const { kind, retryable } = httpKind(s, text);
+    const { kind, retryable } = httpKind(s, text, serviceCode(err));
     const what: Partial<Record<FailureKind, string>> = {
       auth: `embedding endpoint rejected the API key (HTTP ${s})`,
       balance: 'embedding endpoint refused: insufficient balance (HTTP 402)',
       not_found: `embedding model or endpoint not found: ${where.model} (HTTP 404)`,
       rate_limited: `embedding endpoint busy or failing (HTTP ${s})`,
       server_error: `embedding endpoint busy or failing (HTTP ${s})`,
+      context_length: `a text is longer than the embedding model's context: ${text}`,
     };
     return embeddingError(where, kind, what[kind] ?? `embedding request rejected (HTTP ${s}): ${text}`, retryable, s, null, text);
   }
+  // The connection died while the body was read (undici's "terminated", a socket code in its cause).
+  const code = networkErrorCode(err);
+  if (code) return embeddingError(where, 'truncated', `embedding endpoint broke off its answer (${code}): ${errorMessage(err)}`, true, null, code);
   // A body that is not JSON, or JSON of the wrong shape: a broken answer, worth one more try.
   return embeddingError(where, 'bad_response', `embedding endpoint sent an unusable answer: ${errorMessage(err)}`, true, null);
 }
 
 /**
  * Embeddings over any OpenAI-compatible `/embeddings` endpoint: batched, a bounded number of requests in
- * flight, one retry for transient failures (honouring Retry-After), a deadline per request, cancellation.
+ * flight, the retry policy (one retry of a transient failure, honouring Retry-After up to its limit:
+ * the only place embedding requests are retried), a deadline per request, cancellation.
  * Vectors are requested as floats (an endpoint that ignores `base64` would otherwise be decoded into
  * garbage) and checked for count and size.
  */
@@ -134,12 +118,13 @@ export class EmbeddingClient {
     readonly config: RemoteEmbeddingConfig,
     apiKey: string,
   ) {
-    // apiKey and baseURL explicit: the SDK must never pick up OPENAI_* variables by itself.
-    this.client = new OpenAI({ apiKey: apiKey || 'none', baseURL: config.base_url, maxRetries: 0, timeout: config.timeout_ms });
+    // apiKey, baseURL and logLevel explicit: the SDK must never pick up OPENAI_* variables by itself nor
+    // write to the console. maxRetries 0: the retry policy is ours alone.
+    this.client = new OpenAI({ apiKey: apiKey || 'none', baseURL: config.base_url, maxRetries: 0, timeout: config.timeout_ms, logLevel: 'off' });
     this.where = new ProviderEndpoint('embedding', config.base_url, config.model, apiKey);
   }
 
-  async embed(texts: readonly string[], signal?: AbortSignal): Promise<EmbedResult> {
+  async embed(texts: readonly string[], signal?: AbortSignal, onRetry?: OnRetry): Promise<EmbedResult> {
     const batches: Array<{ start: number; texts: string[] }> = [];
     for (let i = 0; i < texts.length; i += this.config.batch_size) batches.push({ start: i, texts: texts.slice(i, i + this.config.batch_size) });
     const vectors: Float32Array[] = new Array(texts.length);
@@ -152,7 +137,7 @@ export class EmbeddingClient {
     const runner = async () => {
       for (let b = next++; b < batches.length; b = next++) {
         const batch = batches[b]!;
-        const r = await this.embedBatch(batch.texts, signal);
+        const r = await this.embedBatch(batch.texts, signal, onRetry);
         r.vectors.forEach((v, i) => (vectors[batch.start + i] = v));
         tokens += r.tokens;
         requests += r.requests;
@@ -164,7 +149,7 @@ export class EmbeddingClient {
     return { vectors, tokens, requests, estimated, model };
   }
 
-  private async embedBatch(texts: string[], signal?: AbortSignal): Promise<EmbedResult> {
+  private async embedBatch(texts: string[], signal?: AbortSignal, onRetry?: OnRetry): Promise<EmbedResult> {
     let requests = 0;
     for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted();
@@ -175,10 +160,11 @@ export class EmbeddingClient {
       } catch (err) {
         if (signal?.aborted) throw signal.reason;
         const e = classify(err, this.where);
-        if (!e.retryable || attempt >= 2) throw afterAttempts(e, attempt);
-        const wait = retryAfterMs(err) ?? 500;
-        if (wait > this.config.max_retry_after_ms) throw afterAttempts(e, attempt, `${e.message}; asked to retry after ${Math.round(wait / 1000)} s`);
-        await sleep(wait, signal);
+        const asked = err instanceof APIError ? retryAfterMs(err.headers, Date.now()) : null;
+        const d = decideRetry(e.retryable, attempt, asked, this.config);
+        if (d.kind === 'give_up') throw afterAttempts(e, attempt, d.why === 'retry_after_too_long' ? { asked_ms: asked!, limit_ms: this.config.max_retry_after_ms } : null);
+        onRetry?.({ attempt, error: e, delay_ms: d.delay_ms });
+        await sleep(d.delay_ms, signal);
       }
     }
   }
@@ -202,6 +188,12 @@ export class EmbeddingClient {
         throw embeddingError(this.where, 'timeout', `embedding request took longer than ${this.config.timeout_ms} ms`, true, null);
       }
       throw err;
+    }
+    // An error object sent with HTTP 200 (some proxies do): the service's words, not "unexpected shape".
+    const inBody = errorInBody(raw);
+    if (inBody) {
+      const { kind, retryable } = bodyErrorKind(inBody);
+      throw embeddingError(this.where, kind, `embedding endpoint answered HTTP 200 with an error: ${inBody.message}`, retryable, inBody.status, null, inBody.message);
     }
     const parsed = EmbeddingsResponse.safeParse(raw);
     if (!parsed.success) throw embeddingError(this.where, 'bad_response', 'embedding endpoint answered with an unexpected shape', true, null);

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pkg from '../../../package.json';
 import { type DataDir, withStoreLock } from '../../common/data-dir';
-import { fsyncDirSync } from '../../common/durable-write';
+import { fsyncDirSync, sweepStaleTempFiles } from '../../common/durable-write';
 import { TOKENIZER_NAME } from '../../common/tokenizer';
 import { type EmbeddingConfig, endpointFamily } from '../embed/embedding-client';
 import { FileMemo } from '../ingest/file-memo';
@@ -77,8 +77,13 @@ function newSnapshotId(now: Date): string {
   return `s${t}-${crypto.randomBytes(3).toString('hex')}`;
 }
 
-/** Removes folders of builds or deletions that a crashed process left behind (never a finished snapshot). */
+/**
+ * Removes what a crashed process left behind: folders of builds or deletions (never a finished
+ * snapshot), and stale temporary files of atomic writes beside the registries and cache segments.
+ */
 async function sweepLeftovers(dir: DataDir): Promise<void> {
+  await sweepStaleTempFiles(dir.root);
+  for (const family of await fs.readdir(dir.embeddingsDir).catch(() => [] as string[])) await sweepStaleTempFiles(path.join(dir.embeddingsDir, family));
   let names: string[];
   try {
     names = await fs.readdir(dir.snapshotsDir);

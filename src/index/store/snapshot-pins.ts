@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { DataDir } from '../../common/data-dir';
+import { diskRefusal } from '../../common/errors';
 import { processAlive } from '../../common/process-alive';
 
 /**
@@ -15,11 +16,22 @@ function pinDir(dir: DataDir, id: string): string {
   return path.join(dir.root, 'pins', id);
 }
 
+/**
+ * Pins a snapshot until the returned release runs. On a disk that refuses writes (read-only, full,
+ * failing) the request goes on unpinned: reading still works, and such a disk lets no build or
+ * retention delete the snapshot either (a question must not fail because a few bytes cannot be written).
+ */
 export async function pinSnapshot(dir: DataDir, id: string): Promise<() => Promise<void>> {
   const folder = pinDir(dir, id);
-  await fs.mkdir(folder, { recursive: true });
   const file = path.join(folder, `${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
-  await fs.writeFile(file, JSON.stringify({ pid: process.pid, host: os.hostname() }));
+  try {
+    await fs.mkdir(folder, { recursive: true });
+    await fs.writeFile(file, JSON.stringify({ pid: process.pid, host: os.hostname() }));
+  } catch (err) {
+    if (!diskRefusal(err)) throw err;
+    await fs.rm(file, { force: true }).catch(() => undefined);
+    return async () => undefined;
+  }
   let released = false;
   return async () => {
     if (released) return;

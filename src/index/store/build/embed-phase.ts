@@ -1,4 +1,5 @@
 import type { DataDir } from '../../../common/data-dir';
+import { failureSentence } from '../../../common/provider-failure';
 import { EmbeddingCache, embeddingKey } from '../../embed/embedding-cache';
 import { EmbeddingClient, EmbeddingError, type RemoteEmbeddingConfig, endpointFamily } from '../../embed/embedding-client';
 import type { PauseGate } from '../../ingest/pause-gate';
@@ -69,7 +70,7 @@ export async function embedDocuments(
         }
       }
       if (missing.length && failuresInARow >= EMBED_FAILURES_BEFORE_GIVING_UP && lastError) {
-        failed.push({ path: doc.path, stage: 'embed', code: 'upstream_unavailable', message: `not embedded: the endpoint kept failing (${lastError.message})` });
+        failed.push({ path: doc.path, stage: 'embed', code: 'upstream_unavailable', message: `not embedded: the endpoint kept failing (${lastError.failure ? failureSentence(lastError.failure) : lastError.message})` });
         continue;
       }
       if (missing.length) {
@@ -91,7 +92,8 @@ export async function embedDocuments(
           if (opts.signal?.aborted || !(err instanceof EmbeddingError)) throw err;
           lastError = err;
           failuresInARow++;
-          failed.push({ path: doc.path, stage: 'embed', code: 'upstream_unavailable', message: err.message });
+          // The failure in words (service, host and port, status, its message, attempts), the same for every host.
+          failed.push({ path: doc.path, stage: 'embed', code: 'upstream_unavailable', message: err.failure ? failureSentence(err.failure) : err.message });
           continue;
         }
       }

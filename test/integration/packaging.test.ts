@@ -65,6 +65,9 @@ describe('extension package', () => {
       'dist/ingest-worker.js',
       'dist/bm25-worker.js',
       'dist/webview.js',
+      // The PDF page view (pdf.js with its worker module inside) and its stylesheet.
+      'dist/pdf-view.js',
+      'dist/pdf-view.css',
       'dist/o200k.bin',
       'dist/pdfjs/pdf.js',
       ...filesUnder('dist/pdfjs/cmaps'),

@@ -8,6 +8,7 @@ import type { EgressPlan } from '../index/store/egress-consent';
 import { ChatPlaceholder } from './chat-placeholder';
 import { egressPrompt } from './egress-model';
 import { DisposableStore } from './disposable-store';
+import { openPdfPageCommand } from './pdf-page-view';
 import { SECRET_IDS, promptForKey, secretKeys } from './secret-keys';
 import { RebuildScheduler } from './rebuild-scheduler';
 import { type StatusInput, statusView } from './status-model';
@@ -173,6 +174,7 @@ export class DocQaExtension implements vscode.Disposable {
     cmd('docqa.showFailedDocuments', () => this.showFailedDocuments());
     cmd('docqa.revealInExplorer', (node?: { file?: string | null }) => (node?.file ? vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(node.file)) : undefined));
     cmd('docqa.openDataFolder', () => vscode.env.openExternal(this.context.globalStorageUri));
+    cmd('docqa.openPdfPage', (args?: unknown) => openPdfPageCommand(this.context, args));
   }
 
   private async removeSource(node?: { id?: string }): Promise<void> {

@@ -101,6 +101,18 @@ describe('PDF page view (pdf.js in the webview, under its CSP)', () => {
     await host.page.close();
   });
 
+  it('shows a PDF with embedded TrueType fonts (loaded from bytes, no font-src or CSP violation)', async () => {
+    const block = (await blocksOf('pdfjs_wikipedia.pdf')).at(-1)!;
+    const host = await PdfHost.open(browser(), { viewport: { width: 500, height: 700 } });
+    await host.send(open('pdfjs_wikipedia.pdf', pageOf(block), block.text));
+    assert.equal((await host.nthShown(1)).match, 'exact');
+    const v = await view(host);
+    assert.ok(squash(v.highlighted).includes(squash(block.text)));
+    assert.equal(v.firstInView, true, 'the block near the end of a tall page is scrolled into view');
+    assert.deepEqual(host.clean(), CLEAN);
+    await host.page.close();
+  });
+
   it('pages with the buttons, the page field and the arrow keys; the highlight is on the cited page only; the host turns pages too', async () => {
     const blocks = await blocksOf('cell-lecture.pdf');
     const cited = blocks.find((b) => pageOf(b) === 3)!;

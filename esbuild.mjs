@@ -64,7 +64,11 @@ await Promise.all([
     sourcemap: true,
     minify: production,
     logLevel: 'warning',
-    entryPoints: { webview: 'webview/main.tsx', chat: 'webview/chat/main.tsx' },
+    // pdf-view: the PDF page view, pdf.js with its worker module inside (the worker runs in the page's
+    // thread: the webview's CSP refuses workers). pdf.js reads import.meta.url only to locate a worker or
+    // wasm file, neither of which it looks for here.
+    logOverride: { 'empty-import-meta': 'silent' },
+    entryPoints: { webview: 'webview/main.tsx', chat: 'webview/chat/main.tsx', 'pdf-view': 'webview/pdf/main.ts' },
     outdir: out,
     jsx: 'automatic',
     jsxImportSource: 'preact',
@@ -80,6 +84,7 @@ for (const dir of ['cmaps', 'standard_fonts']) {
 fs.chmodSync(path.join(out, 'cli.js'), 0o755);
 // The chat view's stylesheet and the codicon font it loads from dist (CSP style-src/font-src cspSource).
 fs.copyFileSync('webview/chat/chat.css', path.join(out, 'chat.css'));
+fs.copyFileSync('webview/pdf/pdf.css', path.join(out, 'pdf-view.css'));
 const codicons = path.join(path.dirname(require.resolve('@vscode/codicons/package.json')), 'dist');
 for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join(codicons, f), path.join(out, f));
 

@@ -9,6 +9,7 @@ import { ChatViews } from './chat-view';
 import { egressPrompt } from './egress-model';
 import { DisposableStore } from './disposable-store';
 import { EditorTabs } from './editor-tabs';
+import { openPdfPageCommand } from './pdf-page-view';
 import { SECRET_IDS, promptForKey, secretKeys } from './secret-keys';
 import { RebuildScheduler } from './rebuild-scheduler';
 import { type StatusInput, statusView } from './status-model';
@@ -182,6 +183,7 @@ export class DocQaExtension implements vscode.Disposable {
     cmd('docqa.revealInExplorer', (node?: { file?: string | null }) => (node?.file ? vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(node.file)) : undefined));
     cmd('docqa.openDataFolder', () => vscode.env.openExternal(this.context.globalStorageUri));
     this.tabs.register(cmd);
+    cmd('docqa.openPdfPage', (args?: unknown) => openPdfPageCommand(this.context, args));
   }
 
   private async removeSource(node?: { id?: string }): Promise<void> {

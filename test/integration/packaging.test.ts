@@ -71,6 +71,9 @@ describe('extension package', () => {
       'dist/codicon.ttf',
       'dist/trace.js',
       'dist/trace.css',
+      // The PDF page view (pdf.js with its worker module inside) and its stylesheet.
+      'dist/pdf-view.js',
+      'dist/pdf-view.css',
       'dist/o200k.bin',
       'dist/pdfjs/pdf.js',
       ...filesUnder('dist/pdfjs/cmaps'),

@@ -40,6 +40,35 @@ export interface Problems {
   dialogs: string[];
 }
 
+/**
+ * What every webview test page gets before its first script: console errors and warnings, page errors,
+ * dialogs and CSP violations recorded into `problems`; `acquireVsCodeApi` posting to `receive`; and any
+ * request outside ORIGIN refused and recorded.
+ */
+export async function instrumentPage(page: Page, problems: Problems, receive: (m: unknown) => unknown): Promise<void> {
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.console.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.pageErrors.push(e.message));
+  page.on('dialog', (d) => {
+    problems.dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await page.exposeBinding('__docqaPost', (_src, m: unknown) => receive(m));
+  await page.exposeBinding('__docqaCsp', (_src, v: string) => void problems.csp.push(v));
+  // Runs before any page script (init scripts are outside the page's CSP, like VS Code's own preload).
+  // A string, not a function: tsx would compile a function with helpers the page does not have.
+  await page.addInitScript(`
+    window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__docqaPost(JSON.parse(JSON.stringify(m))), getState: () => undefined, setState: () => undefined });
+    document.addEventListener('securitypolicyviolation', (e) => window.__docqaCsp(e.violatedDirective + ' ' + e.blockedURI));
+  `);
+  // Any other request (a remote image, a prefetched link) is a leak: record it and refuse it.
+  await page.route((u) => !u.href.startsWith(ORIGIN), (route) => {
+    problems.csp.push(`request to ${route.request().url()}`);
+    return route.abort();
+  });
+}
+
 export class ScriptedHost {
   readonly posted: ChatWebviewToHost[] = [];
   readonly invalid: unknown[] = [];
@@ -56,22 +85,7 @@ export class ScriptedHost {
   static async open(browser: Browser, o: { handlers?: Handlers; init: ChatEvent & { type: 'init' }; theme?: ThemeName; viewport?: { width: number; height: number } }): Promise<ScriptedHost> {
     const page = await browser.newPage({ viewport: o.viewport ?? { width: 420, height: 800 } });
     const host = new ScriptedHost(page, o.handlers ?? {});
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') host.problems.console.push(m.text());
-    });
-    page.on('pageerror', (e) => host.problems.pageErrors.push(e.message));
-    page.on('dialog', (d) => {
-      host.problems.dialogs.push(d.message());
-      void d.dismiss();
-    });
-    await page.exposeBinding('__docqaPost', (_src, m: unknown) => host.receive(m));
-    await page.exposeBinding('__docqaCsp', (_src, v: string) => void host.problems.csp.push(v));
-    // Runs before any page script (init scripts are outside the page's CSP, like VS Code's own preload).
-    // A string, not a function: tsx would compile a function with helpers the page does not have.
-    await page.addInitScript(`
-      window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__docqaPost(JSON.parse(JSON.stringify(m))), getState: () => undefined, setState: () => undefined });
-      document.addEventListener('securitypolicyviolation', (e) => window.__docqaCsp(e.violatedDirective + ' ' + e.blockedURI));
-    `);
+    await instrumentPage(page, host.problems, (m) => host.receive(m));
     await page.route(`${ORIGIN}/**`, async (route) => {
       const url = new URL(route.request().url());
       if (url.pathname === '/index.html') {
@@ -82,11 +96,6 @@ export class ScriptedHost {
       if (!url.pathname.startsWith('/dist/') || !fs.existsSync(file)) return route.fulfill({ status: 404, body: '' });
       const type = file.endsWith('.js') ? 'text/javascript' : file.endsWith('.css') ? 'text/css' : file.endsWith('.ttf') ? 'font/ttf' : 'application/octet-stream';
       return route.fulfill({ status: 200, contentType: type, body: fs.readFileSync(file) });
-    });
-    // Any other request (a remote image, a prefetched link) is a leak: record it and refuse it.
-    await page.route((u) => !u.href.startsWith(ORIGIN), (route) => {
-      host.problems.csp.push(`request to ${route.request().url()}`);
-      return route.abort();
     });
     host.onReady = async () => {
       if (o.theme) await applyTheme(page, o.theme);

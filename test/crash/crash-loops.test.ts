@@ -31,7 +31,7 @@ describe('crash safety: SIGKILL loops and refused writes', () => {
     for (let i = 0; i < 60; i++) fs.writeFileSync(path.join(notes, `n${i}.md`), `# Note ${i}\n\nThe keyword marker${i} appears here with shared words about cells.\n`);
     env = { PATH: process.env.PATH ?? '', HOME: home, DOCQA_HOME: store, DOCQA_EMBEDDING_BASE_URL: server.baseURL, DOCQA_EMBEDDING_MODEL: 'fake', DOCQA_EMBEDDING_DIMENSIONS: '16', DOCQA_CHAT_BASE_URL: server.baseURL };
     assert.equal((await runCli(env, ['sources', 'add', notes])).code, 0);
-    const first = await runCli(env, ['index', '--json']);
+    const first = await runCli(env, ['index', '--yes', '--json']);
     assert.equal(first.code, 0, first.stderr);
   });
   after(() => server.close());
@@ -65,7 +65,7 @@ describe('crash safety: SIGKILL loops and refused writes', () => {
   }
 
   it(`a snapshot build, killed ${ROUNDS} times: the previous snapshot stays active; the next build finishes and leaves nothing half-built`, async (t) => {
-    const { finished } = await killLoop(t, 'build', 20261201, () => ['index', '--json'], (round) => {
+    const { finished } = await killLoop(t, 'build', 20261201, () => ['index', '--yes', '--json'], (round) => {
       // Something new to embed each round, so the build is doing real work when it dies.
       fs.writeFileSync(path.join(notes, 'n1.md'), `# Note 1\n\nRevision ${round}: the keyword marker1 moved here.\n`);
     });
@@ -77,7 +77,7 @@ describe('crash safety: SIGKILL loops and refused writes', () => {
 
   it(`an activation, killed ${ROUNDS} times: the pointer always names one of the two snapshots, whole`, async (t) => {
     fs.writeFileSync(path.join(notes, 'n2.md'), '# Note 2\n\nA second snapshot: the keyword marker2 stays.\n');
-    assert.equal((await runCli(env, ['index', '--json'])).code, 0);
+    assert.equal((await runCli(env, ['index', '--yes', '--json'])).code, 0);
     const list = JSON.parse((await runCli(env, ['snapshots', '--json'])).stdout) as Array<{ id: string; state: string }>;
     const ids = list.filter((s) => s.state === 'ready').slice(0, 2).map((s) => s.id);
     assert.equal(ids.length, 2);
@@ -118,7 +118,7 @@ describe('crash safety: SIGKILL loops and refused writes', () => {
     assert.ok(strays.filter((f) => !f.startsWith('traces')).length >= 2);
     const old = new Date(Date.now() - 3_600_000);
     for (const f of strays) fs.utimesSync(path.join(store, f), old, old);
-    const r = await runCli(env, ['index', '--json']);
+    const r = await runCli(env, ['index', '--yes', '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(strayTempFiles(store).filter((f) => !f.startsWith('traces')), [], `left: ${strays.join(', ')}`);
   });
@@ -130,7 +130,7 @@ describe('crash safety: SIGKILL loops and refused writes', () => {
       let refused = 0;
       for (const [i, after] of [0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144].entries()) {
         fs.writeFileSync(path.join(notes, 'n3.md'), `# Note 3\n\n${code} round ${i}: the keyword marker3 moved.\n`);
-        const r = await runCli(env, ['index', '--json'], { preload: true, extraEnv: { DOCQA_FS_FAULT: code, DOCQA_FS_FAULT_UNDER: store, DOCQA_FS_FAULT_AFTER: String(after) } });
+        const r = await runCli(env, ['index', '--yes', '--json'], { preload: true, extraEnv: { DOCQA_FS_FAULT: code, DOCQA_FS_FAULT_UNDER: store, DOCQA_FS_FAULT_AFTER: String(after) } });
         if (r.code !== 0) {
           refused++;
           assert.equal(r.code, 1, r.stderr);
@@ -140,7 +140,7 @@ describe('crash safety: SIGKILL loops and refused writes', () => {
         await assertStoreSound(store, 'marker42', `${code} after ${after}`);
       }
       assert.ok(refused >= 6, `only ${refused} of 12 builds met the fault`);
-      const healthy = await runCli(env, ['index', '--json']);
+      const healthy = await runCli(env, ['index', '--yes', '--json']);
       assert.equal(healthy.code, 0, healthy.stderr);
       assert.equal((JSON.parse(healthy.stdout) as { activated: boolean }).activated, true);
       assert.deepEqual(fs.readdirSync(path.join(store, 'snapshots')).filter((n) => /\.(building|deleting)$/.test(n)), []);

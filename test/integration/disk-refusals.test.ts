@@ -28,7 +28,7 @@ describe('a disk that refuses writes', () => {
     for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(notes, `n${i}.md`), `# Note ${i}\n\nThe keyword marker4${i} appears here with shared words about cells.\n`);
     env = { PATH: process.env.PATH ?? '', HOME: home, DOCQA_HOME: store, DOCQA_EMBEDDING_BASE_URL: server.baseURL, DOCQA_EMBEDDING_MODEL: 'fake', DOCQA_EMBEDDING_DIMENSIONS: '16', DOCQA_CHAT_BASE_URL: server.baseURL };
     assert.equal((await runCli(env, ['sources', 'add', notes])).code, 0);
-    const first = await runCli(env, ['index', '--json']);
+    const first = await runCli(env, ['index', '--yes', '--json']);
     assert.equal(first.code, 0, first.stderr);
   });
   after(() => server.close());
@@ -62,7 +62,7 @@ describe('a disk that refuses writes', () => {
     const ask = await runCli(env, ['ask', 'Where does marker42 appear?', '--json'], { preload: true, extraEnv: ro });
     assert.equal(ask.code, 0, ask.stderr);
     assert.equal((JSON.parse(ask.stdout) as { release: { status: string } }).release.status, 'SUCCESS');
-    const build = await runCli(env, ['index'], { preload: true, extraEnv: ro });
+    const build = await runCli(env, ['index', '--yes'], { preload: true, extraEnv: ro });
     assert.equal(build.code, 1);
     assert.match(build.stderr, /^docqa: cannot write to data directory .* \(build\.lock\): the data directory is on a read-only file system/m);
     const add = await runCli(env, ['sources', 'add', tempDir('docqa-crashloop-ro-')], { preload: true, extraEnv: ro });
@@ -72,6 +72,6 @@ describe('a disk that refuses writes', () => {
     assert.equal(fs.readdirSync(store, { recursive: true }).length, files, 'nothing was written');
     await assertStoreSound(store, 'marker42', 'read-only');
     // Writable again: everything works without a repair step.
-    assert.equal((await runCli(env, ['index', '--json'])).code, 0);
+    assert.equal((await runCli(env, ['index', '--yes', '--json'])).code, 0);
   });
 });

@@ -40,7 +40,10 @@ async function readPdf(file: string): Promise<FileState | string> {
   if (st.size > PDF_VIEW_MAX_BYTES) return t('DocQA: the PDF {0} is {1} MB; the PDF page view opens files up to {2} MB.', file, (st.size / 2 ** 20).toFixed(1), PDF_VIEW_MAX_BYTES / 2 ** 20);
   if (st.size === 0) return t('DocQA: the PDF {0} is empty.', file);
   try {
-    return { data: await fs.readFile(file), mtimeMs: st.mtimeMs, size: st.size };
+    // A plain Uint8Array, not a Buffer: VS Code posts a Buffer to the webview as its JSON form
+    // ({type: 'Buffer', data: [...]}), which the view's schema rightly refuses (seen in code-server).
+    const bytes = await fs.readFile(file);
+    return { data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), mtimeMs: st.mtimeMs, size: st.size };
   } catch (e) {
     return t('DocQA: cannot read the PDF {0}: {1}', file, (e as NodeJS.ErrnoException).code ?? String(e));
   }

@@ -32,6 +32,8 @@ function makeWorkspace(profile: Profile): string {
   fs.mkdirSync(dir);
   const source = path.join(ROOT, 'test', 'fixtures', 'markdown');
   for (const name of fs.readdirSync(source).filter((n) => n.endsWith('.md'))) fs.copyFileSync(path.join(source, name), path.join(dir, name));
+  // A PDF next to the notes: its citations open in DocQA's page view.
+  fs.copyFileSync(path.join(ROOT, 'test', 'fixtures', 'pdf', 'photosynthesis-en.pdf'), path.join(dir, 'photosynthesis-en.pdf'));
   // A secret-looking file next to the notes: listed as skipped, never read, never sent.
   fs.writeFileSync(path.join(dir, '.env'), `AWS_ACCESS_KEY_ID=${PLANTED_KEY}\n`);
   // A workspace trying to send the keys elsewhere: endpoint settings are user settings only, so this is ignored.
@@ -222,7 +224,8 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         const turns = await chat.locator('.turn').count();
         await chat.locator('textarea').fill(question);
         await chat.locator('textarea').press('Enter');
-        await eventually('the answer to be released', async () => (await chat.locator('.turn').count()) === turns + 1 && (await chat.locator('.turn').last().locator('.ledger').count()) > 0, 60_000, 250);
+        // A ledger shows while the run goes on; the turn is done once it is released.
+        await eventually('the answer to be released', async () => (await chat.locator('.turn').count()) === turns + 1 && (await chat.locator('.turn.done').count()) === turns + 1, 60_000, 250);
         return { chat, turn: chat.locator('.turn').last() };
       };
       await journey.step('ask in English in the Chat view: the steps say what was searched, the answer streams in, chips show titles, the ledger shows tokens', async () => {
@@ -230,21 +233,28 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         const { turn } = await ask('What does the cell membrane do?');
         // The steps fold once the answer is there: a click opens them, as a person would.
         await turn.locator('details.steps > summary').click();
-        assert.match(await turn.locator('.steps').innerText(), /Searching all 2 documents for “What does the cell membrane do\?”: \d+ blocks/);
+        assert.match(await turn.locator('.steps').innerText(), /Searching all \d+ documents for “What does the cell membrane do\?”: \d+ blocks/);
         assert.match(await turn.locator('.chip').first().innerText(), /^1 · Cell Biology Notes · /);
         assert.match(await turn.locator('.ledger').innerText(), /tokens/);
       });
 
-      await journey.step('click the Markdown citation: its file opens with the cited lines selected', async () => {
-        const { chat } = { chat: await webviewWith(page, '.chip') };
+      /** The first citation of turn `n` (0-based) as the extension saved it, with its document and block from the active snapshot. */
+      const citedBlock = async (n: number) => {
         const dir = new DataDir(dataDirOf(profile!, extensionId));
         const snapshot = await loadSnapshot(dir, (await readActiveId(dir))!);
         const [store] = fs.readdirSync(path.join(dir.root, 'conversations'));
         const [conversation] = fs.readdirSync(path.join(dir.root, 'conversations', store!));
-        const saved = JSON.parse(fs.readFileSync(path.join(dir.root, 'conversations', store!, conversation!), 'utf8')) as { turns: Array<{ result: { citations: Array<{ doc_id: string; block_id: string }> } }> };
-        const cited = saved.turns[0]!.result.citations[0]!;
+        type Saved = { turns: Array<{ result: { citations: Array<{ doc_id: string; block_id: string }> } | null }> };
+        const read = () => JSON.parse(fs.readFileSync(path.join(dir.root, 'conversations', store!, conversation!), 'utf8')) as Saved;
+        // The view shows the release as it streams; the turn is written just after.
+        await eventually(`turn ${n + 1} to be saved with its result`, () => Boolean(read().turns[n]?.result), 10_000, 100);
+        const cited = read().turns[n]!.result!.citations[0]!;
         const doc = snapshot.documents.find((d) => d.doc_id === cited.doc_id)!;
-        const block = doc.blocks.find((b) => b.block_id === cited.block_id)!;
+        return { doc, block: doc.blocks.find((b) => b.block_id === cited.block_id)! };
+      };
+      await journey.step('click the Markdown citation: its file opens with the cited lines selected', async () => {
+        const { chat } = { chat: await webviewWith(page, '.chip') };
+        const { doc, block } = await citedBlock(0);
         assert.equal(block.location.kind, 'lines');
         const at = block.location as { line_start: number; line_end: number };
         await chat.locator('.turn').last().locator('.chip').first().click();
@@ -259,12 +269,40 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         assert.match(await turn.locator('.chip').first().innerText(), /中国历史笔记/);
       });
 
+      await journey.step('ask about the PDF and click its citation: the PDF page view opens on that page with the block highlighted', async () => {
+        const { turn } = await ask('What happens in the Calvin cycle?');
+        const { doc, block } = await citedBlock(2);
+        assert.equal(path.basename(doc.path), 'photosynthesis-en.pdf');
+        assert.equal(block.location.kind, 'page');
+        await turn.locator('.chip').first().click();
+        const page_ = (block.location as { page: number }).page;
+        await page.locator('.tabs-container .tab.active', { hasText: `photosynthesis-en.pdf — p. ${page_}` }).waitFor({ timeout: 30_000 });
+        const logs: string[] = [];
+        page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
+        const pdf = await webviewWith(page, '.hl', 30_000).catch(async (err: unknown) => {
+          const v = await webviewWith(page, '.page-input', 5000).catch(() => null);
+          throw new Error(`${String(err)}; view: ${v ? await v.locator('body').innerText() : '(none)'}; console: ${logs.join(' | ')}`);
+        });
+        assert.ok((await pdf.locator('.hl').count()) > 0, 'the block is highlighted');
+      });
+
+      await journey.step("open the last answer's trace from the chat: the span tree and manifest are there; Replay retrieval says identical", async () => {
+        const chat = await webviewWith(page, '.turn');
+        await chat.locator('.turn').last().locator('.ledger button', { hasText: 'Open trace' }).click();
+        const view = await webviewWith(page, '[data-testid="span-list"] .span-row', 30_000);
+        assert.equal(await view.locator('[data-testid="question"]').innerText(), 'What happens in the Calvin cycle?');
+        assert.ok((await view.locator('[data-testid="manifest"] tr[data-field="config hash"]').count()) === 1);
+        await view.locator('[data-testid="replay"]').click();
+        await view.locator('[data-testid="replay-result"]').waitFor({ timeout: 30_000 });
+        assert.match(await view.locator('[data-testid="replay-result"]').innerText(), /All \d+ results identical\./);
+      });
+
       await journey.step('reload the window: the conversation is still in the Chat view', async () => {
         await runCommand(page, 'Developer: Reload Window');
         await page.locator('.monaco-workbench').waitFor();
         // The DocQA container was open before the reload, and opens again with the window.
         const chat = await webviewWith(page, '.turn', 60_000);
-        await eventually('both turns restored', async () => (await chat.locator('.turn').count()) === 2, 30_000, 250);
+        await eventually('the three turns restored', async () => (await chat.locator('.turn').count()) === 3, 30_000, 250);
         assert.match(await chat.locator('.turn').first().innerText(), /What does the cell membrane do\?/);
       });
 

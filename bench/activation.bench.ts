@@ -58,7 +58,16 @@ async function activationMs(vsix: string, pkg: { publisher: string; name: string
     await icon.click();
     // The Sources view asks the extension for its rows: it is active once they are there.
     await page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Sources' }) }).locator('.monaco-list-row, .welcome-view-content').first().waitFor({ timeout: 60_000 });
-    await runCommand(page, 'Developer: Show Running Extensions');
+    // The palette is sometimes read before its filter applies while the views load: try again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await runCommand(page, 'Developer: Show Running Extensions');
+        break;
+      } catch (err) {
+        if (attempt === 3) throw err;
+        await page.keyboard.press('Escape');
+      }
+    }
     const row = await listRow(page, page.locator('.runtime-extensions-editor'), pkg.name);
     const text = await row.innerText();
     const m = /Activation: (\d+)ms/.exec(text);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { FailedDocument } from '../index/model';
+import type { SkippedEntry } from '../index/sources/secret-files';
 import type { Source } from '../index/sources/sources';
 import type { ManifestDocument, SnapshotManifest } from '../index/store/snapshot-manifest';
 
@@ -15,7 +16,7 @@ export interface TreeNode {
   /** A codicon id. */
   icon: string;
   /** What the context menus key on (package.json `viewItem == …`). */
-  contextValue: 'source' | 'document' | 'failedDocument' | 'snapshot' | 'activeSnapshot';
+  contextValue: 'source' | 'document' | 'failedDocument' | 'skipped' | 'snapshot' | 'activeSnapshot';
   /** A file to open on click (documents), or null. */
   file: string | null;
   children: TreeNode[];
@@ -25,11 +26,17 @@ type T = (message: string, ...args: Array<string | number>) => string;
 
 const within = (p: string, s: Source) => p === s.path || p.startsWith(s.path + path.sep);
 
+/** Why an entry was not read, in words. */
+function skippedWhy(reason: SkippedEntry['reason'], t: T): string {
+  return reason === 'secret_looking' ? t('looks like a secret') : reason === 'outside_source' ? t('a link out of the source') : t('.gitignore');
+}
+
 /**
- * Each source with its documents in the active snapshot (title, blocks) and its failed documents (stage,
- * code and reason), documents first, each group in path order.
+ * Each source with its documents in the active snapshot (title, blocks), its failed documents (stage,
+ * code and reason) and, folded under one node, what it holds that was not read on purpose (secret-looking
+ * files, links out of it, .gitignored entries): documents first, each group in path order.
  */
-export function sourceNodes(sources: readonly Source[], active: Pick<SnapshotManifest, 'documents' | 'failed_documents'> | null, t: T): TreeNode[] {
+export function sourceNodes(sources: readonly Source[], active: Pick<SnapshotManifest, 'documents' | 'failed_documents'> & { skipped?: readonly SkippedEntry[] } | null, t: T): TreeNode[] {
   return sources.map((s) => {
     const docs: ManifestDocument[] = (active?.documents ?? []).filter((d) => within(d.path, s)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const failed: FailedDocument[] = (active?.failed_documents ?? []).filter((f) => within(f.path, s));
@@ -37,6 +44,11 @@ export function sourceNodes(sources: readonly Source[], active: Pick<SnapshotMan
       ...docs.map((d): TreeNode => ({ id: `doc:${d.doc_id}`, label: d.title, description: t('{0} blocks', d.blocks), tooltip: `${d.path}\n${t('{0} blocks, {1} tokens', d.blocks, d.tokens)}`, icon: 'file', contextValue: 'document', file: d.path, children: [] })),
       ...failed.map((f): TreeNode => ({ id: `failed:${f.path}`, label: path.basename(f.path), description: t('failed: {0}/{1}', f.stage, f.code), tooltip: `${f.path}\n${f.message}`, icon: 'error', contextValue: 'failedDocument', file: f.path, children: [] })),
     ];
+    const skipped = (active?.skipped ?? []).filter((k) => within(k.path, s));
+    if (skipped.length) {
+      const entries = skipped.map((k): TreeNode => ({ id: `skipped:${k.path}`, label: path.basename(k.path), description: skippedWhy(k.reason, t), tooltip: `${k.path}\n${t('Not read and never sent to the embedding service.')}`, icon: k.reason === 'secret_looking' ? 'lock' : k.kind === 'folder' ? 'folder' : 'file', contextValue: 'skipped', file: null, children: [] }));
+      children.push({ id: `skipped-of:${s.id}`, label: t('Not read ({0})', skipped.length), description: '', tooltip: t('Entries of this source DocQA leaves out on purpose: secret-looking files, links out of the source, .gitignored entries.'), icon: 'eye-closed', contextValue: 'skipped', file: null, children: entries });
+    }
     const summary = active ? t('{0} documents', docs.length) + (failed.length ? `, ${t('{0} failed', failed.length)}` : '') : t('not indexed yet');
     return { id: `source:${s.id}`, label: s.label, description: summary, tooltip: s.path, icon: s.kind === 'folder' ? 'folder' : 'file', contextValue: 'source', file: null, children };
   });

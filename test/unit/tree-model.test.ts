@@ -24,6 +24,18 @@ describe('the Sources and Snapshots trees, from application-layer state', () => 
     assert.equal(sourceNodes([source('s1', 'bio', 'bio')], null, t)[0]!.description, 'not indexed yet');
   });
 
+  it("what a source holds that was not read (secret-looking, links out of it, .gitignore) is listed under one folded node, not mixed with the documents", () => {
+    const skipped = [
+      { path: path.join(root, 'bio', '.env'), kind: 'file' as const, reason: 'secret_looking' as const },
+      { path: path.join(root, 'bio', 'drafts'), kind: 'folder' as const, reason: 'gitignored' as const },
+      { path: path.join(root, 'other', 'x.md'), kind: 'file' as const, reason: 'outside_source' as const },
+    ];
+    const [bio] = sourceNodes([source('s1', 'bio', 'bio')], { documents: [doc('d1', 'bio/a.md', 'Cells', 7)], failed_documents: [], skipped }, t);
+    assert.deepEqual(bio!.children.map((c) => [c.label, c.contextValue]), [['Cells', 'document'], ['Not read (2)', 'skipped']]);
+    assert.deepEqual(bio!.children[1]!.children.map((c) => [c.label, c.description, c.icon]), [['.env', 'looks like a secret', 'lock'], ['drafts', '.gitignore', 'folder']]);
+    assert.equal(bio!.description, '1 documents', 'skipped entries are not counted as documents');
+  });
+
   it('snapshots: the active one is marked, with state, documents, failures and the embedding model', () => {
     const m = (id: string, state: SnapshotManifest['state'], failed: number, embedding: SnapshotManifest['embedding']) => ({ id, state, created_at: '2026-12-01T10:15:30.000Z', stats: { documents: 40, failed_documents: failed } as SnapshotManifest['stats'], embedding });
     const [a, b] = snapshotNodes([m('s2', 'ready_partial', 2, { provider: 'none' }), m('s1', 'ready', 0, { provider: 'openai-compatible', family: 'f', model: 'text-embedding-v4', dimensions: 1024 })], 's2', t);

@@ -48,7 +48,7 @@ export function result(o: Partial<AgentResult> = {}): AgentResult {
 /** One successful run, as ask_events carry it: steps, a streamed answer with raw refs, citations, release. */
 export function successEvents(answerChunks: string[] = ['Osmosis moves **water** across', ' a membrane.【来源:cell#b3】\n\nDiffusion', ' moves solutes.【来源:cell#b4】【来源:ghost#b9】']): AskEvent[] {
   return [
-    { type: 'run_started', run_id: 'run-1', snapshot_id: 'snap-1', lang: 'en', prompt_bundle: { id: 'baseline-en', version: '1', hash: 'h' } },
+    { type: 'run_started', run_id: 'run-1', snapshot_id: 'snap-1', lang: 'en', prompt_bundle: { id: 'baseline-en', version: '1', hash: '3f9a1c0de2b74a65' } },
     { type: 'turn_started', turn: 1, final_round: false },
     { type: 'tool_requested', tool: 'list_documents', tool_call_id: 'c1', scope_key: 'k1', scope: scope('list_documents', null) },
     { type: 'tool_result', tool: 'list_documents', tool_call_id: 'c1', outcome: outcome({ documents: 42 }), blocks: [] },

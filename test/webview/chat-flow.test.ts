@@ -54,6 +54,7 @@ describe('chat webview: a full flow against a scripted host', () => {
     const ledger = await page.locator('.ledger li').allInnerTexts();
     assert.deepEqual(ledger.slice(0, 6), ['chat tokens 5,321 of 400,000', 'largest context 3,100 of 100,000', 'tool calls 3 of 8', 'embedding tokens 12', 'model calls 4, retries 1', 'stopped: further searches added nothing new']);
     assert.match(ledger[6] ?? '', /^\d+\.\d s$/, 'the duration the view measured');
+    assert.match(ledger[7] ?? '', /^prompt baseline-en 1 \(3f9a1c0d\)$/, 'which prompt bundle answered');
     assert.equal(await page.locator('.step.stop').textContent(), 'Stopped searching: further searches added nothing new');
     assert.equal(await page.locator('[role=status]').last().innerText(), 'Answer ready: SUCCESS');
     assert.equal(await page.locator('[role=log]').getAttribute('aria-live'), 'polite');

@@ -78,7 +78,7 @@ export function RemovedView({ removed }: { removed: readonly RemovedCitation[] }
 const n = (x: number, lang: UiLang) => x.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-US');
 
 /** The run's spending against its budgets, under every answer, and its trace. */
-export function LedgerView({ ledger, stopReason, durationMs, runId, lang }: { ledger: Ledger; stopReason: string | null; durationMs: number | null; runId: string | null; lang: UiLang }) {
+export function LedgerView({ ledger, stopReason, durationMs, runId, bundle, lang }: { ledger: Ledger; stopReason: string | null; durationMs: number | null; runId: string | null; bundle: { id: string; version: string; hash: string } | null; lang: UiLang }) {
   const S = useStrings();
   const ctl = useController();
   const items = [
@@ -89,6 +89,8 @@ export function LedgerView({ ledger, stopReason, durationMs, runId, lang }: { le
     S.ledgerModel(ledger.model_calls, ledger.retries),
     S.ledgerStop(stopWords(stopReason, lang) ?? S.stopReasonNone),
     ...(durationMs !== null ? [S.ledgerDuration((durationMs / 1000).toFixed(1))] : []),
+    // Which prompt bundle answered: an experiment's answer can be told from the baseline's.
+    ...(bundle ? [S.ledgerBundle(bundle.id, bundle.version, bundle.hash.slice(0, 8))] : []),
   ];
   return (
     <div class="ledger" aria-label={S.ledger}>

@@ -62,6 +62,7 @@ export const EN = {
   ledgerModel: (calls: number, retries: number) => `model calls ${calls}, retries ${retries}`,
   ledgerStop: (why: string) => `stopped: ${why}`,
   ledgerDuration: (s: string) => `${s} s`,
+  ledgerBundle: (id: string, version: string, hash: string) => `prompt ${id} ${version} (${hash})`,
   ledgerEstimated: 'some counts are estimates (the provider sent no usage)',
   stopReasonNone: 'the answer was complete',
   turnError: 'The question could not be run',

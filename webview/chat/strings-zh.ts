@@ -64,6 +64,7 @@ export const ZH: Strings = {
   ledgerModel: (calls, retries) => `模型调用 ${calls} 次，重试 ${retries} 次`,
   ledgerStop: (why) => `停止原因：${why}`,
   ledgerDuration: (s) => `${s} 秒`,
+  ledgerBundle: (id, version, hash) => `提示词 ${id} ${version}（${hash}）`,
   ledgerEstimated: '部分数字是估计值（服务商未返回用量）',
   stopReasonNone: '回答已完成',
   turnError: '这个问题无法运行',

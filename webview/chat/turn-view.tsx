@@ -35,7 +35,7 @@ export const TurnView = memo(function TurnView({ live, kb }: { live: LiveTurn; k
         )}
         {turn.state === 'interrupted' && <p class="turn-error">{S.interrupted}</p>}
         {live.stopping && running && <p class="working">{S.stopping}</p>}
-        {(result?.ledger ?? live.ledger) && <LedgerView ledger={(result?.ledger ?? live.ledger)!} stopReason={result?.stop_reason ?? null} durationMs={live.durationMs} runId={turn.run_id} lang={lang} />}
+        {(result?.ledger ?? live.ledger) && <LedgerView ledger={(result?.ledger ?? live.ledger)!} stopReason={result?.stop_reason ?? null} durationMs={live.durationMs} runId={turn.run_id} bundle={turn.prompt_bundle} lang={lang} />}
       </div>
     </article>
   );

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
+import type { HostRegistry } from './lazy-registry';
 import type { BuildJob } from '../app/build-job';
 import { DocQaApp } from '../app/docqa-app';
 import type { AppSettings, HostWords, Logger } from '../app/settings';
@@ -54,6 +55,7 @@ export class DocQaExtension implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     readSettings: () => AppSettings,
     appVersion: string,
+    private readonly registry: HostRegistry,
   ) {
     this.log = this.store.add(vscode.window.createOutputChannel('DocQA', { log: true }));
     this.status = this.store.add(vscode.window.createStatusBarItem('docqa.status', vscode.StatusBarAlignment.Left, 50));
@@ -66,13 +68,13 @@ export class DocQaExtension implements vscode.Disposable {
         if (e.affectsConfiguration('docqa')) this.app.updateSettings(readSettings());
       }),
     );
-    this.trees = this.store.add(new TreeViews(this.app));
-    this.tabs = new EditorTabs({ context, app: this.app, store: this.store, log: this.log, appOptions: { settings: this.app.settings, keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: 'docqa.question.maxChars' } });
+    this.trees = this.store.add(new TreeViews(this.app, registry));
+    this.tabs = new EditorTabs({ context, app: this.app, store: this.store, log: this.log, appOptions: { settings: this.app.settings, keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: 'docqa.question.maxChars' }, registry });
     // Edits in the sources rebuild the index incrementally, once a burst of changes has settled.
     this.scheduler = this.store.add(new RebuildScheduler(() => this.backgroundBuild(), 2000));
     this.store.add({ dispose: () => this.sourceWatchers.forEach((w) => w.dispose()) });
     this.chat = this.store.add(new ChatViews({ context, app: this.app, log: this.logger(), building: () => this.buildRunning(), testConnection: () => this.connectionWords() }, () => new DisposableStore()));
-    this.store.add(vscode.window.registerWebviewViewProvider('docqa.chat', this.chat));
+    this.store.add(registry.webviewView('docqa.chat', this.chat));
     // Another window sharing this data directory may build and activate a snapshot: this one follows.
     const watcher = this.store.add(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(context.globalStorageUri, '{active.json,sources.json}')));
     for (const on of [watcher.onDidChange, watcher.onDidCreate, watcher.onDidDelete]) this.store.add(on(() => void this.refresh()));
@@ -157,7 +159,7 @@ export class DocQaExtension implements vscode.Disposable {
 
   /** Every command the extension contributes, with its handler. */
   registerCommands(): void {
-    const cmd = (id: string, fn: (...args: never[]) => unknown) => this.store.add(vscode.commands.registerCommand(id, fn));
+    const cmd = (id: string, fn: (...args: never[]) => unknown) => this.store.add(this.registry.command(id, fn));
     cmd('docqa.setChatKey', () => this.setKey('chat'));
     cmd('docqa.setEmbeddingKey', () => this.setKey('embedding'));
     cmd('docqa.clearChatKey', () => this.clearKey('chat'));

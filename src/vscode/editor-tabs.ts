@@ -10,7 +10,7 @@ export class EditorTabs {
 
   constructor(d: FeatureDeps) {
     this.traces = new TraceFeatures(d);
-    this.prompts = new PromptFeatures(d.app, d.store, d.log);
+    this.prompts = new PromptFeatures(d.app, d.store, d.log, d.registry);
     this.evals = new EvalFeatures(d.app, this.traces, d.log);
   }
 

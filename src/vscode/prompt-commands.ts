@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { HostRegistry } from './lazy-registry';
 import type { DocQaApp } from '../app/docqa-app';
 import { errorMessage } from '../common/errors';
 import type { BundleListing } from '../harness/prompt-store';
@@ -22,9 +23,10 @@ export class PromptFeatures {
     private readonly app: DocQaApp,
     store: DisposableStore,
     private readonly log: vscode.LogOutputChannel,
+    registry: HostRegistry,
   ) {
     this.tree = store.add(new ListTree(async () => promptNodes(await app.listPrompts(), t), (err) => log.warn(`prompts view: ${errorMessage(err)}`)));
-    store.add(vscode.window.registerTreeDataProvider('docqa.prompts', this.tree));
+    store.add(registry.tree('docqa.prompts', this.tree));
   }
 
   register(cmd: (id: string, fn: (...args: never[]) => unknown) => void): void {

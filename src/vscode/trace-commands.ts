@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
+import type { HostRegistry } from './lazy-registry';
 import type { DocQaApp } from '../app/docqa-app';
 import { DocQaApp as App } from '../app/docqa-app';
 import { errorMessage } from '../common/errors';
@@ -25,6 +26,8 @@ export interface FeatureDeps {
   log: vscode.LogOutputChannel;
   /** The app options of this window, for a trace of another data directory (the CLI's, say). */
   appOptions: Omit<ConstructorParameters<typeof App>[0], 'dataDir'>;
+  /** Where commands and views are registered (the activation shell's stand-ins). */
+  registry: HostRegistry;
 }
 
 /**
@@ -59,9 +62,9 @@ export class TraceFeatures {
         log: (line) => d.log.info(line),
       },
     };
-    d.store.add(vscode.window.registerCustomEditorProvider(TRACE_VIEW_TYPE, d.store.add(new TraceEditorProvider((dir) => this.appFor(dir), this.viewDeps)), { webviewOptions: { retainContextWhenHidden: true }, supportsMultipleEditorsPerDocument: true }));
+    d.store.add(d.registry.customEditor(TRACE_VIEW_TYPE, d.store.add(new TraceEditorProvider((dir) => this.appFor(dir), this.viewDeps))));
     this.tree = d.store.add(new ListTree(async () => traceNodes(await d.app.listTraces(), t), (err) => d.log.warn(`traces view: ${errorMessage(err)}`)));
-    d.store.add(vscode.window.registerTreeDataProvider('docqa.traces', this.tree));
+    d.store.add(d.registry.tree('docqa.traces', this.tree));
     // Other data directories' apps follow this window's settings (the extension updates its own first: it subscribed first).
     d.store.add(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('docqa') && this.others.forEach((a) => a.updateSettings(d.app.settings))));
     // A run finished in this window or another one writes its trace.json last: the view follows.

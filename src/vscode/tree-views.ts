@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { HostRegistry } from './lazy-registry';
 import type { DocQaApp } from '../app/docqa-app';
 import { type TreeNode, sourceNodes, snapshotNodes } from './tree-model';
 
@@ -48,10 +49,10 @@ export class TreeViews implements vscode.Disposable {
   readonly snapshots: NodeTree;
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(app: DocQaApp) {
+  constructor(app: DocQaApp, registry: HostRegistry) {
     this.sources = new NodeTree(async () => sourceNodes(await app.listSources(), await app.activeSnapshot(), t));
     this.snapshots = new NodeTree(async () => snapshotNodes(await app.listSnapshots(), await app.activeSnapshotId(), t));
-    this.disposables.push(this.sources, this.snapshots, vscode.window.registerTreeDataProvider('docqa.sources', this.sources), vscode.window.registerTreeDataProvider('docqa.snapshots', this.snapshots));
+    this.disposables.push(this.sources, this.snapshots, registry.tree('docqa.sources', this.sources), registry.tree('docqa.snapshots', this.snapshots));
   }
 
   refresh(): void {

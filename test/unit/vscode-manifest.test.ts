@@ -10,7 +10,7 @@ const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
 function registered(): Set<string> {
   const files = [path.join(ROOT, 'src', 'extension.ts'), ...fs.readdirSync(path.join(ROOT, 'src', 'vscode')).map((f) => path.join(ROOT, 'src', 'vscode', f))];
   const ids = new Set<string>();
-  for (const f of files) for (const m of fs.readFileSync(f, 'utf8').matchAll(/(?:registerCommand|\bcmd)\(\s*'(docqa\.[A-Za-z]+)'/g)) ids.add(m[1]!);
+  for (const f of files) for (const m of fs.readFileSync(f, 'utf8').matchAll(/(?:registerCommand|\bcmd|\.command)\(\s*'(docqa\.[A-Za-z]+)'/g)) ids.add(m[1]!);
   return ids;
 }
 

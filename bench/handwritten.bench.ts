@@ -12,6 +12,8 @@ import { build } from 'esbuild';
 import { countTokens as libraryCount } from 'gpt-tokenizer/encoding/o200k_base';
 import { countTokens as ourCount } from '../src/common/tokenizer';
 import { VectorIndex, normalizeRows } from '../src/index/search/vector-index';
+import { createIngestPool, type ScanOutcome } from '../src/index/ingest/ingest-pool';
+import { DEFAULT_INGEST_OPTIONS } from '../src/index/model';
 import { qaParagraphs, seededRandom } from './fixtures';
 import type { BenchRow } from './report';
 
@@ -198,6 +200,78 @@ function dotKernelRows(): BenchRow[] {
   ];
 }
 
+const POOL_FILES = 1000;
+const MARKDOWN = path.join(ROOT, '..', 'shared', 'corpus', 'markdown');
+
+function walk(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.md') ? [path.join(dir, e.name)] : []));
+}
+
+/** 1,000 small Markdown files (the real pages, English and Chinese, cut at a paragraph after 2,000 characters), each unique. */
+function smallFiles(dir: string): string[] {
+  const pages = walk(fs.existsSync(MARKDOWN) ? MARKDOWN : path.join(ROOT, 'test', 'fixtures', 'markdown'))
+    .sort()
+    .map((f) => {
+      const text = fs.readFileSync(f, 'utf8');
+      const cut = text.indexOf('\n\n', 2000);
+      return cut < 0 ? text : text.slice(0, cut + 1);
+    });
+  return Array.from({ length: POOL_FILES }, (_, i) => {
+    const file = path.join(dir, `note-${i}.md`);
+    fs.writeFileSync(file, `<!-- note ${i} -->\n${pages[i % pages.length]}`);
+    return file;
+  });
+}
+
+/**
+ * The ingestion worker pool (ingest-pool.ts) against tinypool, the same number of worker threads and two
+ * jobs in flight per worker on both, each running ingestFile with a blocking read on the same 1,000 files
+ * (the task bundled as the build bundles dist/ingest-worker.js, next to the same o200k.bin). Outcomes are
+ * checked equal file by file; best of six rounds after a warm one, interleaved.
+ */
+async function poolRows(): Promise<BenchRow[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-bench-pool-'));
+  const { Tinypool } = await import('tinypool');
+  try {
+    const files = smallFiles(dir);
+    const taskDir = path.join(dir, 'task');
+    await build({ entryPoints: { task: path.join(__dirname, 'tinypool-ingest-task.ts') }, bundle: true, platform: 'node', format: 'cjs', target: 'node20', outdir: taskDir, external: ['vscode', '@napi-rs/canvas', 'pdfjs-dist'], logLevel: 'silent' });
+    fs.copyFileSync(path.join(ROOT, 'dist', 'o200k.bin'), path.join(taskDir, 'o200k.bin'));
+    const identity = { doc_id: 'd', source_label: 'bench', aliases: [] };
+    const ours = createIngestPool(DEFAULT_INGEST_OPTIONS, path.join(ROOT, 'dist', 'ingest-worker.js'));
+    const theirs = new Tinypool({ filename: path.join(taskDir, 'task.js'), minThreads: ours.size, maxThreads: ours.size, concurrentTasksPerWorker: 2 });
+    try {
+      const runAll = async (run: (f: string) => Promise<ScanOutcome>) => {
+        const t = performance.now();
+        const outcomes = await Promise.all(files.map(run));
+        return { ms: performance.now() - t, outcomes };
+      };
+      const oursRun = () => runAll((f) => ours.run(f, identity));
+      const theirsRun = () => runAll((f) => theirs.run({ path: f, identity, options: DEFAULT_INGEST_OPTIONS }) as Promise<ScanOutcome>);
+      const a = await oursRun();
+      const b = await theirsRun();
+      for (const [i, o] of a.outcomes.entries()) {
+        if (o.ok !== true) throw new Error(`${files[i]}: ${JSON.stringify(o)}`);
+        if (JSON.stringify(o) !== JSON.stringify(b.outcomes[i])) throw new Error(`ingest outcomes differ between the pools on ${files[i]}`);
+      }
+      let oursMs = Infinity;
+      let theirsMs = Infinity;
+      // Which pool runs first alternates by round, so neither always starts on a warmer CPU.
+      for (let round = 0; round < 6; round++) {
+        if (round % 2) theirsMs = Math.min(theirsMs, (await theirsRun()).ms);
+        oursMs = Math.min(oursMs, (await oursRun()).ms);
+        if (round % 2 === 0) theirsMs = Math.min(theirsMs, (await theirsRun()).ms);
+      }
+      return [{ name: `handwritten.ingest_pool.${POOL_FILES}_small_md.ms (${ours.size} workers, vs tinypool)`, value: oursMs, unit: 'ms', floor: theirsMs, ratio: oursMs / theirsMs, target: '<= 1' }];
+    } finally {
+      await ours.close();
+      await theirs.destroy();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function handwrittenBench(): Promise<BenchRow[]> {
   const { paragraphs } = qaParagraphs();
   if (paragraphs.length === 0) throw new Error('the QA corpus (../shared/corpus/qa) is missing: the tokenizer rows need real paragraphs');
@@ -205,5 +279,6 @@ export async function handwrittenBench(): Promise<BenchRow[]> {
   // One English and one Chinese paragraph: the first count loads everything either counter needs.
   rows.push(...(await firstUseRows(`${paragraphs[0]!}\n\n${paragraphs.find((p) => /[\u4e00-\u9fff]/.test(p)) ?? ''}`)));
   rows.push(...dotKernelRows());
+  rows.push(...(await poolRows()));
   return rows;
 }

@@ -22,6 +22,7 @@ import { extensionBench } from './extension.bench';
 import { activationBench } from './activation.bench';
 import { webviewBench } from './webview.bench';
 import { traceviewBench } from './traceview.bench';
+import { handwrittenBench } from './handwritten.bench';
 
 const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   ingest: ingestBench,
@@ -36,6 +37,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   activation: activationBench,
   webview: webviewBench,
   traceview: traceviewBench,
+  handwritten: handwrittenBench,
 };
 
 /** Set for a group run as a child of the whole run: where its rows go. */

@@ -32,6 +32,9 @@ function makeWorkspace(profile: Profile): string {
   fs.mkdirSync(dir);
   const source = path.join(ROOT, 'test', 'fixtures', 'markdown');
   for (const name of fs.readdirSync(source).filter((n) => n.endsWith('.md'))) fs.copyFileSync(path.join(source, name), path.join(dir, name));
+  // A text note, and a broken PDF that must be listed as failed with its reason.
+  fs.copyFileSync(path.join(ROOT, 'test', 'fixtures', 'text', 'study-plan.txt'), path.join(dir, 'study-plan.txt'));
+  fs.copyFileSync(path.join(ROOT, 'test', 'fixtures', 'bad', 'encrypted.pdf'), path.join(dir, 'encrypted.pdf'));
   // A PDF next to the notes: its citations open in DocQA's page view.
   fs.copyFileSync(path.join(ROOT, 'test', 'fixtures', 'pdf', 'photosynthesis-en.pdf'), path.join(dir, 'photosynthesis-en.pdf'));
   // A secret-looking file next to the notes: listed as skipped, never read, never sent.
@@ -189,8 +192,8 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         assert.match(await dialog.innerText(), /Not read and not sent \(1\):\s*• .*\.env \(looks like a secret\)/);
         assert.deepEqual(fake.requests.slice(mark), [], 'nothing is sent before the answer');
         await dialog.locator('.monaco-button', { hasText: 'Send and Build' }).click();
-        await notification(page, /DocQA: the index is ready with \d+ documents\./).waitFor({ timeout: 60_000 });
-        await statusBarItem(page, 'DocQA: ready').waitFor();
+        await notification(page, /DocQA: the index is ready with \d+ documents; 1 could not be indexed\./).waitFor({ timeout: 60_000 });
+        await statusBarItem(page, 'DocQA: partial, 1 failed').waitFor();
         assert.ok(fake.requests.some((r) => r.path === '/v1/embeddings' && (r.body.input as string[]).length > 0), 'the blocks were embedded');
         assert.ok(!fake.embeddedInputs.join('\n').includes(PLANTED_KEY), 'the planted key never reached an embedding request');
       });
@@ -201,6 +204,9 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         await row.waitFor();
         await row.click();
         for (const title of ['Cell Biology Notes', '中国历史笔记']) await sources.locator('.monaco-list-row', { hasText: title }).waitFor();
+        const failed = sources.locator('.monaco-list-row', { hasText: 'encrypted.pdf' });
+        await failed.waitFor();
+        assert.match(await failed.innerText(), /failed: \w+\/encrypted/);
         const snapshots = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Snapshots' }) });
         await snapshots.locator('.monaco-list-row', { hasText: /^●/ }).first().waitFor().catch(async () => {
           await snapshots.locator('.pane-header').click();
@@ -214,7 +220,7 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         await eventually('the edited note to be embedded again', () => fake.embeddedInputs.slice(before).some((t) => t.includes('zebrafish-vacuole-42')), 60_000, 250);
         const snapshots = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Snapshots' }) });
         await eventually('a second snapshot in the Snapshots view', async () => (await snapshots.locator('.monaco-list-row').count()) >= 2, 60_000, 250);
-        await statusBarItem(page, 'DocQA: ready').waitFor();
+        await statusBarItem(page, 'DocQA: partial, 1 failed').waitFor();
         const again = fake.embeddedInputs.slice(before);
         assert.ok(again.every((t) => !t.includes('中国') && !t.includes('张骞')), `only the edited note was embedded again: ${JSON.stringify(again)}`);
       });
@@ -269,9 +275,16 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         assert.match(await turn.locator('.chip').first().innerText(), /中国历史笔记/);
       });
 
+      await journey.step('the next answer after the edit cites the new text', async () => {
+        const { turn } = await ask('What was added about zebrafish-vacuole-42?');
+        await turn.locator('.chip').first().waitFor();
+        assert.match(await turn.locator('.answer').innerText(), /zebrafish-vacuole-42/);
+        assert.match(await turn.locator('.chip').first().innerText(), /Cell Biology Notes · .*Vacuoles/);
+      });
+
       await journey.step('ask about the PDF and click its citation: the PDF page view opens on that page with the block highlighted', async () => {
         const { turn } = await ask('What happens in the Calvin cycle?');
-        const { doc, block } = await citedBlock(2);
+        const { doc, block } = await citedBlock(3);
         assert.equal(path.basename(doc.path), 'photosynthesis-en.pdf');
         assert.equal(block.location.kind, 'page');
         await turn.locator('.chip').first().click();
@@ -302,7 +315,7 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         await page.locator('.monaco-workbench').waitFor();
         // The DocQA container was open before the reload, and opens again with the window.
         const chat = await webviewWith(page, '.turn', 60_000);
-        await eventually('the three turns restored', async () => (await chat.locator('.turn').count()) === 3, 30_000, 250);
+        await eventually('the four turns restored', async () => (await chat.locator('.turn').count()) === 4, 30_000, 250);
         assert.match(await chat.locator('.turn').first().innerText(), /What does the cell membrane do\?/);
       });
 

@@ -26,6 +26,8 @@ const intVar = (name: string) =>
 
 const EnvIngest = z.object({
   DOCQA_MAX_FILE_BYTES: intVar('DOCQA_MAX_FILE_BYTES'),
+  DOCQA_MAX_DOCUMENT_MS: intVar('DOCQA_MAX_DOCUMENT_MS'),
+  DOCQA_MAX_WORKER_MEMORY_MB: intVar('DOCQA_MAX_WORKER_MEMORY_MB'),
   DOCQA_BLOCK_TARGET_TOKENS: intVar('DOCQA_BLOCK_TARGET_TOKENS'),
   DOCQA_BLOCK_MAX_TOKENS: intVar('DOCQA_BLOCK_MAX_TOKENS'),
   DOCQA_BLOCK_MIN_TOKENS: intVar('DOCQA_BLOCK_MIN_TOKENS'),
@@ -37,6 +39,8 @@ function ingestOptionsFromEnv(env: NodeJS.ProcessEnv): IngestOptions {
   const v = e.data;
   const parsed = IngestOptions.safeParse({
     max_file_bytes: v.DOCQA_MAX_FILE_BYTES,
+    max_document_ms: v.DOCQA_MAX_DOCUMENT_MS,
+    max_worker_memory_mb: v.DOCQA_MAX_WORKER_MEMORY_MB,
     chunking: {
       target_tokens: v.DOCQA_BLOCK_TARGET_TOKENS ?? 256,
       max_tokens: v.DOCQA_BLOCK_MAX_TOKENS ?? 512,

@@ -11,8 +11,17 @@ function oneLine(text: string, max: number): string {
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
+/**
+ * A file name or title as one safe terminal line: control characters (a newline in a file name) and bidi
+ * controls (which reorder what follows them on screen) are shown as \u escapes; JSON output keeps them as they are.
+ */
+export function shown(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export function formatFailure(f: FailedDocument): string {
-  return `${f.path}\n  FAILED at ${f.stage}: ${f.code} — ${f.message}`;
+  return `${shown(f.path)}\n  FAILED at ${f.stage}: ${f.code} — ${f.message}`;
 }
 
 export function formatDocument(d: Document, registered: boolean, showBlocks = true): string {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandContext } from './command-context';
-import { formatDocument, formatFailure } from './format';
+import { formatDocument, formatFailure, shown } from './format';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
@@ -61,8 +61,8 @@ export function registerSourceCommands(program: Command, { io, json, app }: Comm
         tokens: d.blocks.reduce((n, b) => n + b.token_count, 0),
       }));
       if (o.json) return json({ documents: docs, failed_documents: run.failed_documents });
-      for (const d of docs) io.stdout(`${d.doc_id}  ${d.lang.padEnd(5)} ${String(d.blocks).padStart(5)} blocks  ${d.title}  (${d.path})\n`);
-      for (const f of run.failed_documents) io.stdout(`FAILED  ${f.path}: ${f.stage}/${f.code} — ${f.message}\n`);
+      for (const d of docs) io.stdout(`${d.doc_id}  ${d.lang.padEnd(5)} ${String(d.blocks).padStart(5)} blocks  ${shown(d.title)}  (${shown(d.path)})\n`);
+      for (const f of run.failed_documents) io.stdout(`FAILED  ${shown(f.path)}: ${f.stage}/${f.code} — ${f.message}\n`);
       io.stdout(`${docs.length} documents, ${run.failed_documents.length} failed\n`);
     });
 

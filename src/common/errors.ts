@@ -23,6 +23,10 @@ export const INGEST_ERROR_CODES = [
   'upstream_unavailable',
   'symlink_loop',
   'secret_content',
+  /** Parsing took longer than `ingest.max_document_ms`: the worker was stopped and replaced. */
+  'too_slow',
+  /** Parsing needed more memory than `ingest.max_worker_memory_mb`: only its worker died. */
+  'out_of_memory',
 ] as const;
 export type IngestErrorCode = (typeof INGEST_ERROR_CODES)[number];
 

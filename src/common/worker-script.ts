@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /**
  * A worker's script: the bundled one in `dir` (dist/<name>.js) or — run from the TypeScript sources
@@ -12,7 +12,7 @@ export function workerScript(dir: string, name: string): string | null {
 }
 
 /** A worker on a script: a bundle as it is, a TypeScript source through tsx's CommonJS loader (Node 20 workers do not inherit it). */
-export function startWorker(script: string): Worker {
-  if (!script.endsWith('.ts')) return new Worker(script);
-  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(script)});`, { eval: true });
+export function startWorker(script: string, options: WorkerOptions = {}): Worker {
+  if (!script.endsWith('.ts')) return new Worker(script, options);
+  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(script)});`, { ...options, eval: true });
 }

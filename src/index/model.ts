@@ -88,6 +88,16 @@ export const IngestOptions = z.object({
   /** Files larger than this fail with `too_large` before they are read. */
   max_file_bytes: z.number().int().min(1).default(64 * 1024 * 1024),
   /**
+   * Wall time one document may take in a worker (read, parse, block) before the worker is stopped and the
+   * document fails with `too_slow`: a PDF that makes pdf.js loop must not hold up the build for ever.
+   */
+  max_document_ms: z.number().int().min(1).default(60_000),
+  /**
+   * Heap of each ingestion worker (V8 old generation, MB): a document that balloons past it kills only its
+   * worker, and fails with `out_of_memory`, instead of taking the extension host's memory.
+   */
+  max_worker_memory_mb: z.number().int().min(256).default(2048),
+  /**
    * Globs for every source (the host's settings): `include` applies to a source that has none of its
    * own; `exclude` adds to each source's own.
    */

@@ -51,6 +51,7 @@ if (port) {
   console.debug = forward('debug');
   preparePdfThread();
   port.on('message', (req: WorkerRequest) => {
+    port.postMessage({ started: req.id } satisfies WorkerResponse);
     void ingestFile(req.path, req.identity, req.options, { syncRead: true, knownHash: req.knownHash }).then(
       (outcome) => port.postMessage({ id: req.id, outcome } satisfies WorkerResponse),
       (err: unknown) => port.postMessage({ id: req.id, error: err instanceof Error ? err.message : String(err) } satisfies WorkerResponse),

@@ -319,13 +319,16 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         assert.match(await chat.locator('.turn').first().innerText(), /What does the cell membrane do\?/);
       });
 
-      await journey.step('the keys are on no disk: not in the user-data folder, not in the data directory', async () => {
+      await journey.step('the keys are on no disk (user-data folder, data directory) and in no request body (prompts, embedding inputs)', async () => {
         for (const dir of [profile!.root]) {
           for (const f of fs.readdirSync(dir, { recursive: true }) as string[]) {
             const p = path.join(dir, f);
             if (fs.statSync(p).isFile() && fs.statSync(p).size < 50_000_000) assert.ok(!fs.readFileSync(p).includes(CHAT_KEY), `${f} holds the key`);
           }
         }
+        // Nor in any prompt or embedding input: only the Authorization header carries it.
+        assert.ok(fake.requests.length > 0);
+        for (const r of fake.requests) assert.ok(!JSON.stringify(r.body).includes(CHAT_KEY), `a ${r.path} request body holds the key`);
       });
       passed = true;
     } finally {

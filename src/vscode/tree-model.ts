@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isWithin } from '../common/path-within';
 import type { FailedDocument } from '../index/model';
 import type { SkippedEntry } from '../index/sources/secret-files';
 import type { Source } from '../index/sources/sources';
@@ -24,7 +25,7 @@ export interface TreeNode {
 
 type T = (message: string, ...args: Array<string | number>) => string;
 
-const within = (p: string, s: Source) => p === s.path || p.startsWith(s.path + path.sep);
+const within = (p: string, s: Source) => isWithin(s.path, p);
 
 /** Why an entry was not read, in words. */
 function skippedWhy(reason: SkippedEntry['reason'], t: T): string {

@@ -13,7 +13,7 @@ import { DataDir } from '../../src/common/data-dir';
 import { DEFAULT_INGEST_OPTIONS, type Document } from '../../src/index/model';
 import { loadSnapshot, readActiveId } from '../../src/index/store/snapshot-store';
 import { FakeOpenAIServer } from '../fakes/openai-server';
-import { CodeServer, QUIET_SETTINGS, dataDirOf, type Profile, extensionActivations, extensionHostStarted, installExtension, listExtensions, makeProfile, removeProfile } from './lib/code-server';
+import { CodeServer, QUIET_SETTINGS, endJourney, dataDirOf, type Profile, extensionActivations, extensionHostStarted, installExtension, listExtensions, makeProfile } from './lib/code-server';
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
@@ -332,15 +332,8 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
       });
       passed = true;
     } finally {
-      if (browser) await (browser as Browser).close().catch(() => {});
-      if (server) await (server as CodeServer).stop();
+      await endJourney(journey, { browser, server, profile, passed });
       await fake.close();
-      if (profile) {
-        const p = profile as Profile;
-        if (fs.existsSync(path.join(p.root, 'code-server.log'))) fs.copyFileSync(path.join(p.root, 'code-server.log'), path.join(journey.dir, 'code-server.log'));
-        if (passed) removeProfile(p);
-        else console.error(`e2e: the profile (settings, logs, workspace) is kept in ${p.root}`);
-      }
       const timings = journey.records.map((r) => `${String(r.index).padStart(2, '0')} ${r.ms} ms  ${r.name}`).join('\n  ');
       console.log(`e2e journey ${passed ? 'passed' : 'FAILED'} in ${Date.now() - started} ms; screenshots in ${journey.dir}\n  ${timings}`);
     }

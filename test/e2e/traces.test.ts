@@ -14,24 +14,11 @@ import { readTrace } from '../../src/trace/trace-store';
 import { DataDir } from '../../src/common/data-dir';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { makeCli } from '../integration/cli';
-import { CodeServer, type Profile, installExtension, makeProfile, removeProfile } from './lib/code-server';
+import { CodeServer, QUIET_SETTINGS, endJourney, type Profile, installExtension, makeProfile } from './lib/code-server';
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { activeTab, launchBrowser, openFile, openWorkbench, runCommand, webviewFrame } from './lib/workbench';
 
-const SETTINGS = {
-  'workbench.startupEditor': 'none',
-  'workbench.tips.enabled': false,
-  'workbench.enableExperiments': false,
-  'workbench.secondarySideBar.defaultVisibility': 'hidden',
-  'chat.disableAIFeatures': true,
-  'telemetry.telemetryLevel': 'off',
-  'update.mode': 'none',
-  'extensions.autoCheckUpdates': false,
-  'extensions.autoUpdate': false,
-  'extensions.ignoreRecommendations': true,
-  'git.enabled': false,
-};
 
 describe('traces in VS Code (code-server)', () => {
   it('opens a trace.json of a DocQA data directory in the trace viewer and shows its span tree', { timeout: 5 * 60_000 }, async () => {
@@ -44,7 +31,7 @@ describe('traces in VS Code (code-server)', () => {
     try {
       const { workspace, runId } = await journey.step('record a full trace with docqa ask into a data directory in the workspace', async () => {
         await fake.start();
-        profile = makeProfile({ ...SETTINGS, 'docqa.chat.baseUrl': fake.baseURL, 'docqa.chat.model': 'fake-chat', 'docqa.embedding.provider': 'openai-compatible', 'docqa.embedding.baseUrl': fake.baseURL, 'docqa.embedding.model': 'fake-embedding', 'docqa.embedding.dimensions': 16 });
+        profile = makeProfile({ ...QUIET_SETTINGS, 'docqa.chat.baseUrl': fake.baseURL, 'docqa.chat.model': 'fake-chat', 'docqa.embedding.provider': 'openai-compatible', 'docqa.embedding.baseUrl': fake.baseURL, 'docqa.embedding.model': 'fake-embedding', 'docqa.embedding.dimensions': 16 });
         const ws = path.join(profile.root, 'workspace');
         fs.mkdirSync(path.join(ws, 'notes'), { recursive: true });
         fs.copyFileSync(path.join(ROOT, 'test', 'fixtures', 'markdown', 'cell-notes.md'), path.join(ws, 'notes', 'cell-notes.md'));
@@ -108,15 +95,8 @@ describe('traces in VS Code (code-server)', () => {
       });
       passed = true;
     } finally {
-      if (browser) await (browser as Browser).close().catch(() => {});
-      if (server) await (server as CodeServer).stop();
+      await endJourney(journey, { browser, server, profile, passed });
       await fake.close();
-      if (profile) {
-        const p = profile as Profile;
-        if (fs.existsSync(path.join(p.root, 'code-server.log'))) fs.copyFileSync(path.join(p.root, 'code-server.log'), path.join(journey.dir, 'code-server.log'));
-        if (passed) removeProfile(p);
-        else console.error(`e2e: the profile (settings, logs, workspace) is kept in ${p.root}`);
-      }
     }
   });
 });

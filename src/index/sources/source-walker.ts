@@ -5,6 +5,7 @@ import picomatch from 'picomatch';
 import { errorMessage } from '../../common/errors';
 import type { FailedDocument } from '../model';
 import { SUPPORTED_EXTENSIONS } from '../parse/registry';
+import { isWithin } from '../../common/path-within';
 import { type SkippedEntry, isSecretLookingName } from './secret-files';
 import { strictDecode } from './text-decode';
 import type { Source } from './sources';
@@ -33,10 +34,7 @@ export interface WalkResult {
   skipped: SkippedEntry[];
 }
 
-/** `inner` is `root` or below it (both real paths). */
-function within(root: string, inner: string): boolean {
-  return inner === root || inner.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
-}
+
 
 /** Folders skipped even when hidden entries are included: dependency trees are never notes. */
 const ALWAYS_SKIPPED = new Set(['node_modules']);
@@ -184,7 +182,7 @@ export async function walkSource(source: Source, signal?: AbortSignal, globs: { 
           continue;
         }
       }
-      if (e.isSymbolicLink() && !within(rootReal, realPath)) {
+      if (e.isSymbolicLink() && !isWithin(rootReal, realPath)) {
         skipped.push({ path: abs, kind: isDir ? 'folder' : 'file', reason: 'outside_source' });
         continue;
       }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { DataDir } from '../../common/data-dir';
 import { readVersioned, writeVersioned } from '../../common/json-file';
+import { isWithin } from '../../common/path-within';
 import type { Document } from '../model';
 import { type SkippedEntry } from '../sources/secret-files';
 import type { Source } from '../sources/sources';
@@ -52,8 +53,6 @@ export async function recordConsent(dir: DataDir, plan: EgressPlan, at: Date): P
   await writeVersioned(consentFile(dir), { formatVersion: EGRESS_CONSENT_FORMAT_VERSION, consents });
 }
 
-const within = (root: string, p: string) => p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
-
 /**
  * The documents about to be embedded that belong to sources not yet agreed for this host, counted per
  * source; null when there are none (nothing new leaves the machine).
@@ -74,6 +73,6 @@ export function egressPlan(toEmbed: readonly Document[], sources: readonly Sourc
   if (per.size === 0) return null;
   const rows = [...per.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const sum = (k: 'files' | 'blocks' | 'tokens') => rows.reduce((n, r) => n + r[k], 0);
-  const mine = skipped.filter((k) => rows.some((r) => within(r.path, k.path)));
+  const mine = skipped.filter((k) => rows.some((r) => isWithin(r.path, k.path)));
   return { host, model, sources: rows, files: sum('files'), blocks: sum('blocks'), tokens: sum('tokens'), skipped: mine };
 }

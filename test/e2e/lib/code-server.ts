@@ -229,3 +229,17 @@ export class CodeServer {
     if (!this.exited) await this.exitedPromise;
   }
 }
+
+/**
+ * The end of a journey, passed or not: the browser and server stopped, code-server's log kept with the
+ * screenshots, and the profile removed — or kept, and said where, when the journey failed.
+ */
+export async function endJourney(journey: { dir: string }, r: { browser: { close(): Promise<void> } | null; server: CodeServer | null; profile: Profile | null; passed: boolean }): Promise<void> {
+  if (r.browser) await r.browser.close().catch(() => {});
+  if (r.server) await r.server.stop();
+  if (!r.profile) return;
+  const log = path.join(r.profile.root, 'code-server.log');
+  if (fs.existsSync(log)) fs.copyFileSync(log, path.join(journey.dir, 'code-server.log'));
+  if (r.passed) removeProfile(r.profile);
+  else console.error(`e2e: the profile (settings, logs, workspace) is kept in ${r.profile.root}`);
+}

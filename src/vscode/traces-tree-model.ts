@@ -1,4 +1,5 @@
 import type { TraceSummary } from '../trace/trace-store';
+import { showControls } from '../shared/inert-text';
 
 /**
  * The Traces view as data (pure: tested in plain Node; list-tree.ts makes TreeItems of it): recent runs,
@@ -24,7 +25,7 @@ export const TRACES_SHOWN = 50;
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) : '');
 const oneLine = (s: string, max = 80) => {
-  const line = s.replace(/\s+/g, ' ').trim();
+  const line = showControls(s.replace(/\s+/g, ' ').trim());
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
 
@@ -45,7 +46,7 @@ export function traceNodes(traces: readonly TraceSummary[], t: T): ListNode[] {
       id: `trace:${s.run_id}`,
       label: s.question ? oneLine(s.question) : t('(incomplete trace)'),
       description: parts.join(' · '),
-      tooltip: [s.question ?? t('(incomplete trace)'), s.run_id, `${status}${s.mode ? ` · ${s.mode}` : ''}`, s.tokens ? t('tokens: {0} prompt + {1} completion', s.tokens.prompt, s.tokens.completion) : ''].filter(Boolean).join('\n'),
+      tooltip: [s.question ? showControls(s.question) : t('(incomplete trace)'), s.run_id, `${status}${s.mode ? ` · ${s.mode}` : ''}`, s.tokens ? t('tokens: {0} prompt + {1} completion', s.tokens.prompt, s.tokens.completion) : ''].filter(Boolean).join('\n'),
       icon: icon(s),
       contextValue: 'trace',
       command: { id: 'docqa.openTrace', args: [s.run_id] },

@@ -4,6 +4,7 @@ import type { FailedDocument } from '../index/model';
 import type { SkippedEntry } from '../index/sources/secret-files';
 import type { Source } from '../index/sources/sources';
 import type { ManifestDocument, SnapshotManifest } from '../index/store/snapshot-manifest';
+import { showControls } from '../shared/inert-text';
 
 /**
  * The Sources and Snapshots trees as data, from application-layer state. Pure (no `vscode` import), so
@@ -38,21 +39,31 @@ function skippedWhy(reason: SkippedEntry['reason'], t: T): string {
  * files, links out of it, .gitignored entries): documents first, each group in path order.
  */
 export function sourceNodes(sources: readonly Source[], active: Pick<SnapshotManifest, 'documents' | 'failed_documents'> & { skipped?: readonly SkippedEntry[] } | null, t: T): TreeNode[] {
-  return sources.map((s) => {
-    const docs: ManifestDocument[] = (active?.documents ?? []).filter((d) => within(d.path, s)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const failed: FailedDocument[] = (active?.failed_documents ?? []).filter((f) => within(f.path, s));
-    const children: TreeNode[] = [
-      ...docs.map((d): TreeNode => ({ id: `doc:${d.doc_id}`, label: d.title, description: t('{0} blocks', d.blocks), tooltip: `${d.path}\n${t('{0} blocks, {1} tokens', d.blocks, d.tokens)}`, icon: 'file', contextValue: 'document', file: d.path, children: [] })),
-      ...failed.map((f): TreeNode => ({ id: `failed:${f.path}`, label: path.basename(f.path), description: t('failed: {0}/{1}', f.stage, f.code), tooltip: `${f.path}\n${f.message}`, icon: 'error', contextValue: 'failedDocument', file: f.path, children: [] })),
-    ];
-    const skipped = (active?.skipped ?? []).filter((k) => within(k.path, s));
-    if (skipped.length) {
-      const entries = skipped.map((k): TreeNode => ({ id: `skipped:${k.path}`, label: path.basename(k.path), description: skippedWhy(k.reason, t), tooltip: `${k.path}\n${t('Not read and never sent to the embedding service.')}`, icon: k.reason === 'secret_looking' ? 'lock' : k.kind === 'folder' ? 'folder' : 'file', contextValue: 'skipped', file: null, children: [] }));
-      children.push({ id: `skipped-of:${s.id}`, label: t('Not read ({0})', skipped.length), description: '', tooltip: t('Entries of this source DocQA leaves out on purpose: secret-looking files, links out of the source, .gitignored entries.'), icon: 'eye-closed', contextValue: 'skipped', file: null, children: entries });
-    }
-    const summary = active ? t('{0} documents', docs.length) + (failed.length ? `, ${t('{0} failed', failed.length)}` : '') : t('not indexed yet');
-    return { id: `source:${s.id}`, label: s.label, description: summary, tooltip: s.path, icon: s.kind === 'folder' ? 'folder' : 'file', contextValue: 'source', file: null, children };
-  });
+  return sources.map((s) => inertNode(sourceNode(s, active, t)));
+}
+
+/**
+ * Titles, file names and failure reasons come from the documents: bidi controls in them are shown as
+ * visible tags, as in the chat, so a tree row reads in the order it is stored.
+ */
+function inertNode(n: TreeNode): TreeNode {
+  return { ...n, label: showControls(n.label), description: showControls(n.description), tooltip: showControls(n.tooltip), children: n.children.map(inertNode) };
+}
+
+function sourceNode(s: Source, active: Pick<SnapshotManifest, 'documents' | 'failed_documents'> & { skipped?: readonly SkippedEntry[] } | null, t: T): TreeNode {
+  const docs: ManifestDocument[] = (active?.documents ?? []).filter((d) => within(d.path, s)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const failed: FailedDocument[] = (active?.failed_documents ?? []).filter((f) => within(f.path, s));
+  const children: TreeNode[] = [
+    ...docs.map((d): TreeNode => ({ id: `doc:${d.doc_id}`, label: d.title, description: t('{0} blocks', d.blocks), tooltip: `${d.path}\n${t('{0} blocks, {1} tokens', d.blocks, d.tokens)}`, icon: 'file', contextValue: 'document', file: d.path, children: [] })),
+    ...failed.map((f): TreeNode => ({ id: `failed:${f.path}`, label: path.basename(f.path), description: t('failed: {0}/{1}', f.stage, f.code), tooltip: `${f.path}\n${f.message}`, icon: 'error', contextValue: 'failedDocument', file: f.path, children: [] })),
+  ];
+  const skipped = (active?.skipped ?? []).filter((k) => within(k.path, s));
+  if (skipped.length) {
+    const entries = skipped.map((k): TreeNode => ({ id: `skipped:${k.path}`, label: path.basename(k.path), description: skippedWhy(k.reason, t), tooltip: `${k.path}\n${t('Not read and never sent to the embedding service.')}`, icon: k.reason === 'secret_looking' ? 'lock' : k.kind === 'folder' ? 'folder' : 'file', contextValue: 'skipped', file: null, children: [] }));
+    children.push({ id: `skipped-of:${s.id}`, label: t('Not read ({0})', skipped.length), description: '', tooltip: t('Entries of this source DocQA leaves out on purpose: secret-looking files, links out of the source, .gitignored entries.'), icon: 'eye-closed', contextValue: 'skipped', file: null, children: entries });
+  }
+  const summary = active ? t('{0} documents', docs.length) + (failed.length ? `, ${t('{0} failed', failed.length)}` : '') : t('not indexed yet');
+  return { id: `source:${s.id}`, label: s.label, description: summary, tooltip: s.path, icon: s.kind === 'folder' ? 'folder' : 'file', contextValue: 'source', file: null, children };
 }
 
 /** Snapshots newest first, the active one marked; state, documents, failures, when, embedding model. */

@@ -31,6 +31,12 @@ describe('the Traces view model', () => {
     assert.deepEqual([failed!.icon, cancelled!.icon, fallback!.icon], ['error', 'circle-slash', 'info']);
   });
 
+  it('shows bidi controls in a question as visible tags, in the row and its hover', () => {
+    const [n] = traceNodes([summary({ question: 'why \u202eevil' })], t);
+    assert.equal(n!.label, 'why ‹U+202E›evil');
+    assert.ok(n!.tooltip.startsWith('why ‹U+202E›evil\n'));
+  });
+
   it('keeps a long or multi-line question on one short line, and lists only the newest runs', () => {
     const [n] = traceNodes([summary({ question: `${'word '.repeat(40)}\n\nmore` })], t);
     assert.equal(n!.label.length, 80);

@@ -36,6 +36,20 @@ describe('the Sources and Snapshots trees, from application-layer state', () => 
     assert.equal(bio!.description, '1 documents', 'skipped entries are not counted as documents');
   });
 
+  it('bidi controls in titles, file names and failure reasons show as visible tags, so a row reads in the order it is stored', () => {
+    const active = {
+      documents: [doc('d1', 'bio/a\u202eDM.txt', 'Cells \u202edrawkcab', 1)],
+      failed_documents: [{ path: path.join(root, 'bio', 'x\u2066.pdf'), stage: 'parse' as const, code: 'corrupt' as const, message: 'bad \u202a part' }],
+    };
+    const [bio] = sourceNodes([source('s1', 'bio', 'bio\u202e')], active, t);
+    const shown = (n: typeof bio): string[] => [n!.label, n!.description, n!.tooltip, ...n!.children.flatMap(shown)];
+    assert.doesNotMatch(shown(bio).join('\n'), /[\u202a-\u202e\u2066-\u2069]/);
+    assert.equal(bio!.children[0]!.file, path.join(root, 'bio/a\u202eDM.txt'), 'the file opened on click is the real one');
+    assert.equal(bio!.label, 'bio‹U+202E›');
+    assert.equal(bio!.children[0]!.label, 'Cells ‹U+202E›drawkcab');
+    assert.deepEqual([bio!.children[1]!.label, bio!.children[1]!.tooltip.split('\n')[1]], ['x‹U+2066›.pdf', 'bad ‹U+202A› part']);
+  });
+
   it('snapshots: the active one is marked, with state, documents, failures and the embedding model', () => {
     const m = (id: string, state: SnapshotManifest['state'], failed: number, embedding: SnapshotManifest['embedding']) => ({ id, state, created_at: '2026-12-01T10:15:30.000Z', stats: { documents: 40, failed_documents: failed } as SnapshotManifest['stats'], embedding });
     const [a, b] = snapshotNodes([m('s2', 'ready_partial', 2, { provider: 'none' }), m('s1', 'ready', 0, { provider: 'openai-compatible', family: 'f', model: 'text-embedding-v4', dimensions: 1024 })], 's2', t);

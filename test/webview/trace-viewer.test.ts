@@ -175,6 +175,22 @@ describe('the trace viewer in Chromium, on traces recorded by docqa ask', () => 
     }
   });
 
+  it('bidi controls in the question and in the artifacts show as visible tags, never as raw reordering characters', async () => {
+    server.scriptChat(act('scan_term', { term: 'cell' }), 'Thought: done.\nAction: Finish[Cells.]');
+    const runId = await ask('Is \u202eevil\u202c about cells?', ['--trace', 'full']);
+    const { view } = await open(runId);
+    try {
+      assert.equal(await view.page.getByTestId('question').innerText(), 'Is ‹U+202E›evil‹U+202C› about cells?');
+      await view.page.locator('.span-row[data-kind="llm_call"]').first().click();
+      const prompt = view.page.getByTestId('span-detail').locator('details.artifact[data-artifact-kind="prompt"]');
+      await prompt.locator('summary').click();
+      assert.match(await prompt.locator('pre').innerText(), /Is ‹U\+202E›evil‹U\+202C› about cells\?/);
+      assert.doesNotMatch(await view.page.locator('body').innerText(), /[\u202a-\u202e\u2066-\u2069]/);
+    } finally {
+      await view.close();
+    }
+  });
+
   it('a metadata trace has no artifacts and says how to get them; a turn’s prompt is refused with the reason', async () => {
     const { view, host } = await open(runs.metadata);
     try {

@@ -2,7 +2,7 @@ import { memo } from 'preact/compat';
 import { useMemo, useRef, useState } from 'preact/hooks';
 import type { Citation } from '../../src/harness/agent-result';
 import { type CiteView, type Split, renderBlock, splitBlocks } from './markdown';
-import { showControls } from './inert-text';
+import { showControls } from '../../src/shared/inert-text';
 import type { Preview } from './chat-controller';
 import type { Strings } from './strings';
 import { useController, useStrings } from './use-chat';

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { KnowledgeBase } from '../../src/shared/chat-protocol';
 import { HistoryView } from './history-view';
 import { Composer } from './composer';
-import { showControls } from './inert-text';
+import { showControls } from '../../src/shared/inert-text';
 import type { Strings } from './strings';
 import { stringsFor } from './strings';
 import { TurnView } from './turn-view';

@@ -1,5 +1,5 @@
 import type { ConversationSummary } from '../../src/app/conversations/conversation';
-import { showControls } from './inert-text';
+import { showControls } from '../../src/shared/inert-text';
 import { useController, useLang, useStrings } from './use-chat';
 
 /** The workspace's earlier conversations: open one, or delete it. */

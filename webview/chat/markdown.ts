@@ -2,7 +2,7 @@ import DOMPurify from 'dompurify';
 import MarkdownIt from 'markdown-it';
 import type { Citation, RemovedCitation } from '../../src/harness/agent-result';
 import { highlight } from './highlight';
-import { showControls } from './inert-text';
+import { showControls } from '../../src/shared/inert-text';
 import type { Strings } from './strings';
 
 /**

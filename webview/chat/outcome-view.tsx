@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { AgentResult, Ledger, RemovedCitation } from '../../src/harness/agent-result';
 import { stopWords } from '../../src/harness/progress-snapshot';
 import type { KnowledgeBase, UiLang } from '../../src/shared/chat-protocol';
-import { showControls } from './inert-text';
+import { showControls } from '../../src/shared/inert-text';
 import { checkedSummary, completeness, headline, partialDisclosure } from './release-words';
 import type { Strings } from './strings';
 import { useController, useStrings } from './use-chat';

@@ -1,7 +1,7 @@
 import { describeOutcome, describeScope } from '../../src/harness/step-words';
 import type { TurnStep } from '../../src/app/conversations/conversation';
 import type { UiLang } from '../../src/shared/chat-protocol';
-import { showControls } from './inert-text';
+import { showControls } from '../../src/shared/inert-text';
 import { useStrings } from './use-chat';
 
 /** The run's tool calls in plain words, each expandable to the blocks it returned. */

@@ -2,7 +2,7 @@ import { memo } from 'preact/compat';
 import { useMemo } from 'preact/hooks';
 import type { KnowledgeBase } from '../../src/shared/chat-protocol';
 import { AnswerView } from './answer-view';
-import { showControls } from './inert-text';
+import { showControls } from '../../src/shared/inert-text';
 import { LedgerView, ReleaseView, RemovedView } from './outcome-view';
 import { StepsView } from './steps-view';
 import type { LiveTurn } from './turn-state';

@@ -1,4 +1,5 @@
 import type { ReplayReport } from '../../src/shared/trace-protocol';
+import { showControls } from '../../src/shared/inert-text';
 import { t } from '../../src/shared/trace-strings';
 
 /** Replay of the run's tool calls on the snapshot it used: identical or changed per call, with the refs that moved. */
@@ -16,7 +17,7 @@ export function ReplayView({ report }: { report: ReplayReport }) {
           const verdict = c.error ? 'not-run' : c.identical ? 'identical' : 'changed';
           return (
             <li key={c.tool_call_id} class={`replay-call ${verdict}`} data-verdict={verdict}>
-              <b>{c.tool_call_id}</b> {c.tool} <code>{JSON.stringify(c.input)}</code>: {verdict === 'not-run' ? `${t('not re-run')} (${c.error})` : verdict === 'identical' ? t('identical') : t('changed')}
+              <b>{c.tool_call_id}</b> {c.tool} <code>{showControls(JSON.stringify(c.input))}</code>: {verdict === 'not-run' ? `${t('not re-run')} (${c.error})` : verdict === 'identical' ? t('identical') : t('changed')}
               {verdict === 'changed' && (
                 <pre class="diff">
                   {c.missing_refs.map((r) => `- ${r}\n`).join('')}

@@ -1,12 +1,15 @@
 import { useMemo, useState } from 'preact/hooks';
 import type { BudgetCheck, SpanRow } from '../../src/shared/span-rows';
 import type { TraceData } from '../../src/shared/trace-protocol';
+import { showControls } from '../../src/shared/inert-text';
 import { t } from '../../src/shared/trace-strings';
 
-const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v, null, 1));
+// Attributes and artifacts hold document text: bidi controls are shown as tags, as in the chat.
+const show = (v: unknown) => showControls(typeof v === 'string' ? v : JSON.stringify(v, null, 1));
 
 /** `text` with every case-insensitive occurrence of `query` marked. */
-function Highlight({ text, query }: { text: string; query: string }) {
+function Highlight({ text: raw, query }: { text: string; query: string }) {
+  const text = showControls(raw);
   if (!query) return <>{text}</>;
   const parts: Array<string | { hit: string }> = [];
   const lower = text.toLowerCase();

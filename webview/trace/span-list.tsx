@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { type SpanIndex, type SpanRow, rowWindow, visibleRows } from '../../src/shared/span-rows';
+import { showControls } from '../../src/shared/inert-text';
 import { t } from '../../src/shared/trace-strings';
 
 /** Every row has this height (px): the window is computed from it, never measured. */
@@ -125,7 +126,7 @@ function Row({ row: r, selected, open, onClick, onToggle }: { row: SpanRow; sele
         <span class={`twisty${r.childCount ? '' : ' leaf'}`} onClick={(e) => (e.stopPropagation(), onToggle())} aria-hidden="true">
           {r.childCount ? (open ? '▾' : '▸') : ''}
         </span>
-        <span class="kind">{r.kind}</span> {r.name}
+        <span class="kind">{r.kind}</span> {showControls(r.name)}
         {r.status !== 'ok' && <span class={`badge ${r.status}`}>{r.status}</span>}
         {r.marks.map((m, i) => (
           <span key={i} class={`badge gain gain-${m.value}`} title={m.by === 'harness' ? t('decided by the harness') : t('decided by the model')}>

@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { indexSpans } from '../../src/shared/span-rows';
 import type { ReplayReport, TraceData } from '../../src/shared/trace-protocol';
+import { showControls } from '../../src/shared/inert-text';
 import { t } from '../../src/shared/trace-strings';
 import { post, request } from './api';
 import { ManifestView } from './manifest-view';
@@ -39,7 +40,7 @@ export function TraceView({ trace, otlp }: { trace: TraceData; otlp: boolean }) 
   return (
     <main class="trace">
       <header>
-        <h1 data-testid="question">{m?.question ?? t('(incomplete trace: trace.json was never written)')}</h1>
+        <h1 data-testid="question">{typeof m?.question === 'string' ? showControls(m.question) : t('(incomplete trace: trace.json was never written)')}</h1>
         <p class="muted">
           <code data-testid="run-id">{trace.run_id}</code>
           {m && (

@@ -6,6 +6,7 @@ import { DocQaApp } from '../app/docqa-app';
 import type { AppSettings, HostWords, Logger } from '../app/settings';
 import { Redactor } from '../common/redact';
 import type { EgressPlan } from '../index/store/egress-consent';
+import { showControls } from '../shared/inert-text';
 import { ChatViews } from './chat-view';
 import { egressPrompt } from './egress-model';
 import { DisposableStore } from './disposable-store';
@@ -231,8 +232,8 @@ export class DocQaExtension implements vscode.Disposable {
       void vscode.window.showInformationMessage(t('DocQA: no document failed in the active index.'));
       return;
     }
-    const pick = await vscode.window.showQuickPick(failed.map((f) => ({ label: f.path, description: `${f.stage}/${f.code}`, detail: f.message })), { title: t('DocQA: documents that could not be indexed'), matchOnDescription: true });
-    if (pick) await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(pick.label));
+    const pick = await vscode.window.showQuickPick(failed.map((f) => ({ label: showControls(f.path), description: `${f.stage}/${f.code}`, detail: showControls(f.message), file: f.path })), { title: t('DocQA: documents that could not be indexed'), matchOnDescription: true });
+    if (pick) await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(pick.file));
   }
 
   private async setKey(which: 'chat' | 'embedding'): Promise<void> {

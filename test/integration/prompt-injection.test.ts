@@ -159,6 +159,9 @@ describe('prompt injection: nothing in a document adds a tool, changes a budget,
     const forgedRefs = forged.flatMap((f) => [...f.matchAll(MARKER)].flatMap((m) => m[1]!.split(/[,，;；、\s]+/).filter(Boolean)));
     assert.deepEqual(run.result.removed_citations, [...forgedRefs, unseen].map((ref) => ({ ref, reason: 'not_returned' })));
     assert.ok(!run.result.answer!.includes(unseen) && forgedRefs.every((f) => !run.result.answer!.includes(f)));
+    // The document arrived whole, as data: each block's text in the payload is the indexed text exactly.
+    const indexed = new Map(snapshot.documents.find((x) => x.doc_id === d.doc_id)!.blocks.map((b) => [`${d.doc_id}#${b.block_id}`, b.text]));
+    for (const b of returnedOf(r.observations.at(-1)!, d)) assert.equal(b.text, indexed.get(b.ref));
     const blocks = new Set(r.observations.flat().flatMap((o) => returnedOf([o], d)).map((b) => b.ref));
     return { ...r, doc: d, blocks: blocks.size, texts: r.observations.flat().flatMap(textsOf) };
   }

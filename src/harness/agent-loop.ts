@@ -15,6 +15,7 @@ import { renderPrompt, renderTemplate } from './prompt-bundle';
 import { collectionStatusText, toolsPromptText } from './prompt-sections';
 import { NO_CONVERSATION } from './conversation-context';
 import { finishRun, giveUp, modelFailed, releaseRun } from './release';
+import { modelTurnEntry } from './history-entry';
 import { gateRequest, observeHarness } from './request-gate';
 import { RunState } from './run-state';
 import { runToolStep } from './tool-step';
@@ -123,7 +124,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       }
       const reply = called.reply;
       const text = reply.content.trim();
-      state.addHistory(text);
+      state.addHistory(modelTurnEntry(text));
 
       const action = parseAction(text, whitelist);
       turn.set({ action: action.kind === 'protocol_error' ? 'protocol_error' : action.kind === 'finish' ? (action.clarification ? 'clarify' : 'finish') : action.tool, ...(action.kind === 'protocol_error' ? { violation: action.violation } : {}) });

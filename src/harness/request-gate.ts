@@ -2,6 +2,7 @@ import type { ToolName } from '../tools/tool';
 import type { Attributes } from '../trace/trace-model';
 import type { Span } from '../trace/tracer';
 import type { ParsedAction } from './action-parser';
+import { observationEntry } from './history-entry';
 import type { Loop } from './loop-context';
 import type { RequestDecision, StopReason } from './progress-tracker';
 import { scopeKey } from './scope-normalizer';
@@ -16,7 +17,7 @@ type Observation = {
 
 /** Appends an Observation without payload to the history (the harness speaking, never a tool). */
 export function observeHarness(loop: Loop, obs: Observation): void {
-  loop.state.addHistory(`Observation: ${JSON.stringify(obs)}`);
+  loop.state.addHistory(observationEntry(obs));
 }
 
 export type GateOutcome =

@@ -8,6 +8,7 @@ import type { Attributes } from '../trace/trace-model';
 import type { Span } from '../trace/tracer';
 import type { BlockBrief } from './agent-result';
 import { admit } from './budget';
+import { observationEntry } from './history-entry';
 import type { Loop } from './loop-context';
 import { observeHarness } from './request-gate';
 import { outcomeOf, scopeOf } from './step-words';
@@ -78,8 +79,7 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
   const payload = await runTool(tool, input, ctx);
   call.set({ ...resultAttributes(payload), embedding_tokens: state.tokens.embedding });
   call.artifact('tool_payload', () => JSON.stringify(payload));
-  const obsJson = JSON.stringify({ harness_status: 'ok', tool, tool_call_id: id, payload, message: null });
-  const entry = `Observation: ${obsJson}`;
+  const entry = observationEntry({ harness_status: 'ok', tool, tool_call_id: id, payload, message: null });
   const resultTokens = countTokens(entry) + 1;
   const frame = loop.frameTokens();
   const admission = admit(o.budgets, { context_tokens: frame + state.historyTokens, used_request_tokens: state.used }, resultTokens);

@@ -59,3 +59,47 @@ export function withMembers(validJson: string, members: ReadonlyArray<readonly [
   const extra = members.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',');
   return body.trim() === '}' ? `{${extra}}` : `{${extra},${body}`;
 }
+
+const VALUE_SLOT = '\u0001fuzz-value\u0001';
+const KEY_SLOT = '\u0001fuzz-key\u0001';
+
+/**
+ * A valid JSON value, mutated once at a random depth: a member or item replaced by hostile JSON,
+ * deleted, or a hostile key added. Written as text, so `__proto__` keys and numbers like `1e400` survive.
+ */
+export function mutatedJson(sample: unknown): fc.Arbitrary<string> {
+  return fc.record({ path: fc.array(fc.nat(), { maxLength: 5 }), op: fc.constantFrom('replace', 'delete', 'add'), key: hostileKey, value: hostileJson }).map(({ path, op, key, value }) => {
+    const root = JSON.parse(JSON.stringify(sample)) as unknown;
+    let parent: Record<string, unknown> | unknown[] | null = null;
+    let slot = '';
+    let node: unknown = root;
+    for (const p of path) {
+      if (!node || typeof node !== 'object') break;
+      const keys = Object.keys(node);
+      if (!keys.length) break;
+      parent = node as Record<string, unknown>;
+      slot = keys[p % keys.length]!;
+      node = (node as Record<string, unknown>)[slot];
+    }
+    if (op === 'replace' && parent) (parent as Record<string, unknown>)[slot] = VALUE_SLOT;
+    else if (op === 'delete' && parent) {
+      if (Array.isArray(parent)) parent.splice(Number(slot), 1);
+      else delete parent[slot];
+    } else if (node && typeof node === 'object' && !Array.isArray(node)) (node as Record<string, unknown>)[KEY_SLOT] = VALUE_SLOT;
+    else return value;
+    return JSON.stringify(root).replace(JSON.stringify(KEY_SLOT), JSON.stringify(key)).replace(JSON.stringify(VALUE_SLOT), value);
+  });
+}
+
+/** Bytes a damaged file may hold: the valid bytes cut short, bytes flipped, or random bytes. */
+export function damagedBytes(valid: Uint8Array): fc.Arbitrary<Uint8Array> {
+  return fc.oneof(
+    fc.nat(Math.max(0, valid.length - 1)).map((n) => valid.slice(0, n)),
+    fc.array(fc.tuple(fc.nat(Math.max(0, valid.length - 1)), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }).map((flips) => {
+      const b = Uint8Array.from(valid);
+      for (const [at, v] of flips) b[at] = v;
+      return b;
+    }),
+    fc.uint8Array({ maxLength: 256 }),
+  );
+}

@@ -87,7 +87,8 @@ export function mutatedJson(sample: unknown): fc.Arbitrary<string> {
       else delete parent[slot];
     } else if (node && typeof node === 'object' && !Array.isArray(node)) (node as Record<string, unknown>)[KEY_SLOT] = VALUE_SLOT;
     else return value;
-    return JSON.stringify(root).replace(JSON.stringify(KEY_SLOT), JSON.stringify(key)).replace(JSON.stringify(VALUE_SLOT), value);
+    // Function replacers: a `$` in the key or value is text, not a replacement pattern.
+    return JSON.stringify(root).replace(JSON.stringify(KEY_SLOT), () => JSON.stringify(key)).replace(JSON.stringify(VALUE_SLOT), () => value);
   });
 }
 

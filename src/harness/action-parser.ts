@@ -87,9 +87,16 @@ function labelsOutsideFences(text: string, from = 0): Label[] {
   return out;
 }
 
-/** Index just past the JSON object starting at `start` (`{`), strings and escapes respected; -1 if unbalanced. */
-export function jsonObjectEnd(text: string, start: number): number {
+/**
+ * How deep an Action's JSON may nest. Tool inputs need 4 levels; the harness walks and writes the input
+ * recursively (scope key, trace, history), and 10,000 levels overflowed the stack there.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** Index just past the JSON object starting at `start` (`{`), strings and escapes respected (-1 if unbalanced), and its deepest nesting. */
+function scanJsonObject(text: string, start: number): { end: number; depth: number } {
   let depth = 0;
+  let deepest = 0;
   let inString = false;
   for (let i = start; i < text.length; i++) {
     const c = text[i];
@@ -97,14 +104,19 @@ export function jsonObjectEnd(text: string, start: number): number {
       if (c === '\\') i++;
       else if (c === '"') inString = false;
     } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') depth++;
+    else if (c === '{' || c === '[') deepest = Math.max(deepest, ++depth);
     else if (c === '}' || c === ']') {
       depth--;
-      if (depth === 0) return i + 1;
-      if (depth < 0) return -1;
+      if (depth === 0) return { end: i + 1, depth: deepest };
+      if (depth < 0) return { end: -1, depth: deepest };
     }
   }
-  return -1;
+  return { end: -1, depth: deepest };
+}
+
+/** Index just past the JSON object starting at `start` (`{`), strings and escapes respected; -1 if unbalanced. */
+export function jsonObjectEnd(text: string, start: number): number {
+  return scanJsonObject(text, start).end;
 }
 
 const error = (violation: ActionViolation, message: string): ParsedAction => ({ kind: 'protocol_error', violation, message: `${message}. Expected: ${EXPECTED}` });
@@ -162,8 +174,9 @@ function parseTool(thought: string, name: string, after: string, whitelist: Read
     if (rest.startsWith('[')) return error('not_object', `the ${name} Action's JSON must be an object {"input": {…}}`);
     return error('bad_json', `the ${name} Action must read ${name}[{"input": {…}}]`);
   }
-  const end = jsonObjectEnd(rest, 0);
+  const { end, depth } = scanJsonObject(rest, 0);
   if (end < 0) return error('bad_json', `the ${name} Action's JSON is not closed (unbalanced braces)`);
+  if (depth > MAX_JSON_DEPTH) return error('bad_json', `the ${name} Action's JSON nests ${depth} levels deep, more than ${MAX_JSON_DEPTH}`);
   let json: unknown;
   try {
     json = JSON.parse(rest.slice(0, end));

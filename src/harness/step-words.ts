@@ -129,7 +129,8 @@ export function describeScope(s: StepScope, lang: Lang): string {
 /** What a step found ("17 hits in 5 blocks", "nothing found", "not added: over the context budget"). */
 export function describeOutcome(tool: string, o: StepOutcome, lang: Lang): string {
   const zh = lang === 'zh';
-  if (o.kind === 'error') return zh ? `失败：${o.error!.message}` : `failed: ${o.error!.message}`;
+  // The schema lets a stored or posted outcome be an error without its details: still words, not a crash.
+  if (o.kind === 'error') return o.error ? (zh ? `失败：${o.error.message}` : `failed: ${o.error.message}`) : zh ? '失败' : 'failed';
   if (o.kind === 'not_admitted') {
     const budget = o.not_admitted?.reason === 'request_budget_exceeded' ? (zh ? '请求预算' : 'request budget') : zh ? '上下文预算' : 'context budget';
     return zh ? `结果（${o.not_admitted?.tokens ?? 0} tokens）超出${budget}，未加入` : `not added: the result (${o.not_admitted?.tokens ?? 0} tokens) did not fit the ${budget}`;

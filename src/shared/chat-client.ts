@@ -116,6 +116,10 @@ export class ChatClient {
 }
 
 function describe(raw: unknown): string {
-  if (raw && typeof raw === 'object' && 'type' in raw) return `type ${JSON.stringify(String((raw as { type: unknown }).type)).slice(0, 60)}`;
+  if (raw && typeof raw === 'object' && 'type' in raw) {
+    const t = (raw as { type: unknown }).type;
+    // String() of an object without a usable toString throws ({"type": {"toString": null}}).
+    return `type ${t !== null && typeof t === 'object' ? '(an object)' : JSON.stringify(String(t)).slice(0, 60)}`;
+  }
   return typeof raw;
 }

@@ -31,6 +31,15 @@ describe('parseAction', () => {
     assert.equal(plain.kind === 'finish' && plain.clarification, false);
   });
 
+  it('refuses JSON nested deeper than 32 levels as bad_json (found by fuzzing: 4,106 levels overflowed the stack in scopeKey and the trace)', () => {
+    const deep = `Thought: t\nAction: scan_term[{"input": {"term": ${'['.repeat(4106)}1${']'.repeat(4106)}}}]`;
+    const r = parseAction(deep, TOOLS);
+    assert.equal(r.kind === 'protocol_error' && r.violation, 'bad_json');
+    assert.match(r.kind === 'protocol_error' ? r.message : '', /nests 4108 levels deep, more than 32/);
+    const ok = parseAction(`Action: scan_term[{"input": {"term": ${'['.repeat(30)}1${']'.repeat(30)}}}]`, TOOLS);
+    assert.equal(ok.kind, 'tool');
+    assert.doesNotThrow(() => scopeKey('scan_term', ok.kind === 'tool' ? ok.envelope.input : {}));
+  });
 });
 
 interface Expected {

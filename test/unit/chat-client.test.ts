@@ -28,6 +28,14 @@ describe('chat client (webview side)', () => {
     assert.equal(client.pendingCount, 0);
   });
 
+  it('drops a message whose type is an object without toString with a log line, instead of throwing (found by fuzzing)', () => {
+    const { client, posted } = setup();
+    assert.doesNotThrow(() => client.receive(JSON.parse('{"type": {"toString": null}, "id": "r1", "ok": false}')));
+    const log = posted.at(-1) as { type: string; level: string; message: string };
+    assert.deepEqual([log.type, log.level], ['log', 'warn']);
+    assert.match(log.message, /^dropped an invalid message from the host: type \(an object\)/);
+  });
+
   it('passes the host’s error code through', async () => {
     const { client, lastId } = setup();
     const p = client.request('open_conversation', { id: 'gone' });

@@ -32,6 +32,12 @@ describe('steps in plain words', () => {
     assert.equal(describeOutcome('search_blocks', outcomeOf({ error: { code: 'upstream_unavailable', message: 'embedding down', retryable: false }, token_estimate: 1 }), 'en'), 'failed: embedding down');
   });
 
+  it('an error outcome without its details (the schema allows it in a stored conversation) is "failed", not a crash (found by fuzzing)', () => {
+    const o = { ...outcomeOf({ token_estimate: 1 }), kind: 'error' as const, error: null };
+    assert.equal(describeOutcome('list_documents', o, 'en'), 'failed');
+    assert.equal(describeOutcome('list_documents', o, 'zh'), '失败');
+  });
+
   it('a fallback lists the checks, the sources read, what could not be checked, and why it stopped — nothing else', () => {
     const scope = (over: Partial<StepScope>): StepScope => ({ tool: 'scan_term', documents: { count: 42, of: 42, all: true, titles: [] }, sections: [], text: 'X', filters: {}, ...over });
     const p: ProgressSnapshot = {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { StoreError, errorMessage } from '../../common/errors';
 import { readSmallOrWhole, writeDurable } from '../../common/durable-write';
 
@@ -16,6 +17,13 @@ type ArrayType = 'u32' | 'u16' | 'f32';
 type Typed = Uint32Array | Uint16Array | Float32Array;
 
 const CTOR = { u32: Uint32Array, u16: Uint16Array, f32: Float32Array } as const;
+
+/** The header as it must be once its version is known to be readable (a damaged one threw TypeErrors and RangeErrors). */
+const PackHeader = z.object({
+  formatVersion: z.number().int().min(1),
+  meta: z.unknown(),
+  sections: z.array(z.object({ name: z.string(), type: z.enum(['u32', 'u16', 'f32']), offset: z.number().int().min(0), length: z.number().int().min(0) })),
+});
 function typeOf(a: Typed): ArrayType {
   if (a instanceof Uint32Array) return 'u32';
   if (a instanceof Uint16Array) return 'u16';
@@ -61,20 +69,27 @@ export async function readPack(file: string): Promise<{ formatVersion: number; m
   }
   if (buf.length < 8 || buf.toString('latin1', 0, 4) !== MAGIC) throw new StoreError('store_corrupt', `${file} is not a DocQA pack file`);
   const hlen = buf.readUInt32LE(4);
-  let header: { formatVersion: number; meta: unknown; sections: Array<{ name: string; type: ArrayType; offset: number; length: number }> };
+  let json: unknown;
   try {
-    header = JSON.parse(buf.toString('utf8', 8, 8 + hlen)) as typeof header;
+    json = JSON.parse(buf.toString('utf8', 8, 8 + hlen));
   } catch {
     throw new StoreError('store_corrupt', `${file} has a damaged header`);
   }
-  if (header.formatVersion > PACK_FORMAT_VERSION) throw new StoreError('store_future_version', `${file} has formatVersion ${header.formatVersion}; upgrade DocQA`);
+  const version = (json as { formatVersion?: unknown } | null)?.formatVersion;
+  if (typeof version === 'number' && version > PACK_FORMAT_VERSION) throw new StoreError('store_future_version', `${file} has formatVersion ${version}; upgrade DocQA`);
+  const parsed = PackHeader.safeParse(json);
+  if (!parsed.success) throw new StoreError('store_corrupt', `${file} has a damaged header`);
+  const header = parsed.data;
   const base = Math.ceil((8 + hlen) / 8) * 8;
   // Sections start 8-byte aligned in the file and the read buffer starts at offset 0: views, no copy.
-  const arrays: Record<string, Typed> = {};
-  for (const s of header.sections) {
-    const Ctor = CTOR[s.type];
-    if (!Ctor || base + s.offset + s.length * Ctor.BYTES_PER_ELEMENT > buf.length) throw new StoreError('store_corrupt', `${file} is truncated (section ${s.name})`);
-    arrays[s.name] = new Ctor(buf.buffer as ArrayBuffer, buf.byteOffset + base + s.offset, s.length);
-  }
+  // fromEntries: a section named `__proto__` is an own key, not the object's prototype.
+  const arrays: Record<string, Typed> = Object.fromEntries(
+    header.sections.map((s) => {
+      const Ctor = CTOR[s.type];
+      const at = buf.byteOffset + base + s.offset;
+      if (base + s.offset + s.length * Ctor.BYTES_PER_ELEMENT > buf.length || at % Ctor.BYTES_PER_ELEMENT !== 0) throw new StoreError('store_corrupt', `${file} is truncated (section ${s.name})`);
+      return [s.name, new Ctor(buf.buffer as ArrayBuffer, at, s.length)];
+    }),
+  );
   return { formatVersion: header.formatVersion, meta: header.meta, arrays };
 }

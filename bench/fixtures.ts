@@ -39,6 +39,31 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+const BLOCKS_PER_DOC = 10;
+
+/**
+ * n blocks as documents of 10 blocks each (one section), block i the text of paragraph i (cycling) with
+ * its number appended, so no two blocks are the same; and their total text bytes.
+ */
+export function benchDocuments(n: number, paragraphs: readonly string[]): { documents: Document[]; textBytes: number } {
+  const documents: Document[] = [];
+  let textBytes = 0;
+  for (let d = 0; d < n / BLOCKS_PER_DOC; d++) {
+    const blocks = Array.from({ length: BLOCKS_PER_DOC }, (_, b) => {
+      const text = `${paragraphs[(d * BLOCKS_PER_DOC + b) % paragraphs.length]} (#${d}.${b})`;
+      textBytes += Buffer.byteLength(text);
+      return { block_id: `b${d}x${b}`, block_index: b, section_path: 'Body', text, token_count: 100, location: { kind: 'page' as const, page: 1 } };
+    });
+    documents.push({
+      doc_id: `d${String(d).padStart(8, '0')}`, path: `/bench/${d}.pdf`, title: `Doc ${d}`, source_label: 'bench', aliases: [], lang: 'en', format: 'pdf',
+      content_hash: String(d), byte_size: 1, encoding: null, page_count: 1,
+      sections: [{ path: 'Body', title: 'Body', ordinal: 1, depth: 1, parent_path: null, direct_blocks: BLOCKS_PER_DOC, subtree_blocks: BLOCKS_PER_DOC, direct_tokens: 1000, subtree_tokens: 1000, first_sentence: '', location: null }],
+      blocks,
+    });
+  }
+  return { documents, textBytes };
+}
+
 /**
  * Writes a ready snapshot made directly from documents and a (normalised) vector matrix; returns the
  * build time of its index files. `shares` splits the documents over that many segments (document d goes

@@ -3,15 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { DataDir } from '../src/common/data-dir';
 import { hybridSearch } from '../src/index/search/hybrid-search';
-import type { Document } from '../src/index/model';
 import { loadSnapshot } from '../src/index/store/snapshot-store';
 import { normalizeRows } from '../src/index/search/vector-index';
-import { qaParagraphs, seededRandom, writeBenchSnapshot } from './fixtures';
+import { benchDocuments, qaParagraphs, seededRandom, writeBenchSnapshot } from './fixtures';
 import type { BenchRow } from './report';
 
 const DIMS = 1024;
-const BLOCKS_PER_DOC = 10;
-
 function percentile(values: number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
@@ -22,7 +19,7 @@ function gc(): void {
 }
 
 /** The floor for query time: a plain dot-product scan of every row, nothing else. */
-function bruteForce(matrix: Float32Array, q: Float32Array, dims: number): number {
+export function bruteForce(matrix: Float32Array, q: Float32Array, dims: number): number {
   let best = -Infinity;
   for (let off = 0; off < matrix.length; off += dims) {
     let s = 0;
@@ -63,21 +60,7 @@ export async function indexBench(sizes: number[] = [10_000, 100_000]): Promise<B
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-bench-index-'));
     const dir = new DataDir(root);
     try {
-      const documents: Document[] = [];
-      let textBytes = 0;
-      for (let d = 0; d < n / BLOCKS_PER_DOC; d++) {
-        const blocks = Array.from({ length: BLOCKS_PER_DOC }, (_, b) => {
-          const text = `${paragraphs[(d * BLOCKS_PER_DOC + b) % paragraphs.length]} (#${d}.${b})`;
-          textBytes += Buffer.byteLength(text);
-          return { block_id: `b${d}x${b}`, block_index: b, section_path: 'Body', text, token_count: 100, location: { kind: 'page' as const, page: 1 } };
-        });
-        documents.push({
-          doc_id: `d${String(d).padStart(8, '0')}`, path: `/bench/${d}.pdf`, title: `Doc ${d}`, source_label: 'bench', aliases: [], lang: 'en', format: 'pdf',
-          content_hash: String(d), byte_size: 1, encoding: null, page_count: 1,
-          sections: [{ path: 'Body', title: 'Body', ordinal: 1, depth: 1, parent_path: null, direct_blocks: BLOCKS_PER_DOC, subtree_blocks: BLOCKS_PER_DOC, direct_tokens: 1000, subtree_tokens: 1000, first_sentence: '', location: null }],
-          blocks,
-        });
-      }
+      const { documents, textBytes } = benchDocuments(n, paragraphs);
       const next = seededRandom(n);
       const matrix = new Float32Array(n * DIMS);
       for (let i = 0; i < matrix.length; i++) matrix[i] = next();

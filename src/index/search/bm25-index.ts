@@ -2,6 +2,8 @@ import { keywordTokens, queryTerms } from './keyword-tokenizer';
 import type { Document } from '../model';
 import { PREAMBLE_TITLE } from '../blocks/parsed-document';
 import type { TermTable } from './term-table';
+import type { KeywordHits, KeywordSide } from './search-sides';
+import { topK } from './top-k';
 
 /** Okapi BM25 parameters: the textbook values (both fields use the same b). */
 export const BM25_K1 = 1.2;
@@ -190,7 +192,7 @@ interface Norms {
  * segments scores every block exactly as one index built over the same blocks would (same numbers, same
  * order of additions).
  */
-export class Bm25Index {
+export class Bm25Index implements KeywordSide {
   readonly size: number;
   private readonly parts: readonly Bm25Part[];
   private readonly norms: readonly Norms[];
@@ -221,6 +223,12 @@ export class Bm25Index {
       }
       return norms;
     });
+  }
+
+  /** The top `k` blocks by score (score > 0; ties to the lower block), and any block's score. */
+  search(query: string, k: number, allowed?: (block: number) => boolean): KeywordHits {
+    const scores = this.score(query, allowed);
+    return { ranked: topK(scores, k, 0).map((block) => ({ block, score: scores[block]! })), scoreOf: (block) => (scores[block]! > 0 ? scores[block]! : null) };
   }
 
   /** The term's id in each part (undefined: absent) and its document frequency over live blocks. */

@@ -1,4 +1,6 @@
 import { DotKernel } from './dot-kernel';
+import type { RankedBlock, VectorSide } from './search-sides';
+import { topK } from './top-k';
 
 /**
  * Exact vector search: one Float32Array of n × dims, rows L2-normalised at build, scanned with a plain dot
@@ -15,7 +17,7 @@ export function normalizeRows(matrix: Float32Array, dims: number): void {
   }
 }
 
-export class VectorIndex {
+export class VectorIndex implements VectorSide {
   constructor(
     readonly matrix: Float32Array,
     readonly dims: number,
@@ -44,6 +46,12 @@ export class VectorIndex {
 
   get size(): number {
     return this.matrix.length / this.dims;
+  }
+
+  /** The `k` rows of highest cosine with the query (ties to the lower row). */
+  search(query: Float32Array, k: number, allowed?: (row: number) => boolean): RankedBlock[] {
+    const cos = this.score(query, allowed);
+    return topK(cos, k).map((block) => ({ block, score: cos[block]! }));
   }
 
   /** Cosine similarity of every row with the query; `allowed` limits the rows computed (others are -Infinity). */

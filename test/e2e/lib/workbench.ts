@@ -192,6 +192,29 @@ export async function closeModalEditor(page: Page): Promise<void> {
   await modal.waitFor({ state: 'detached' });
 }
 
+/** The Settings editor (VS Code 1.139 opens it as a modal editor). */
+export function settingsEditor(page: Page): Locator {
+  return page.locator('.settings-editor');
+}
+
+/**
+ * Types `value` into a string setting of the open Settings editor, as a person does: the setting's id
+ * into the editor's search box, then the value into that setting's text box (the User tab, where it
+ * opens). The editor writes it to the user settings a moment later (see `waitForUserSetting`).
+ */
+export async function typeSetting(page: Page, key: string, value: string): Promise<void> {
+  const editor = settingsEditor(page);
+  await editor.waitFor();
+  // The search box is a small code editor: select what it holds and type over it.
+  await editor.locator('.settings-header .monaco-editor').first().click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.type(key);
+  const input = editor.locator(`[data-key="${attr(key)}"] input`);
+  await input.waitFor();
+  await input.fill(value);
+  await eventually(`the ${key} box to hold what was typed`, async () => (await input.inputValue()) === value, 5_000, 100);
+}
+
 /** A modal dialog (showWarningMessage with `modal: true`) whose message matches, once it shows. */
 export async function modalDialog(page: Page, message: string | RegExp): Promise<Locator> {
   const dialog = page.locator('.monaco-dialog-box', { hasText: message });

@@ -15,10 +15,11 @@ import { DEFAULT_INGEST_OPTIONS, type Document } from '../../src/index/model';
 import { loadSnapshot, readActiveId } from '../../src/index/store/snapshot-store';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { CodeServer, QUIET_SETTINGS, endJourney, dataDirOf, type Profile, extensionActivations, extensionHostStarted, installExtension, listExtensions, makeProfile, userSettings } from './lib/code-server';
+import { packZhCnLanguagePack } from './lib/language-pack';
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, closeModalEditor, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, settingsEditor, statusBarItem, trustWorkspace, typeSetting, webviewFrame, webviewWith } from './lib/workbench';
+import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, closeModalEditor, installFromVsix, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, settingsEditor, statusBarItem, switchDisplayLanguage, trustWorkspace, typeSetting, webviewFrame, webviewWith } from './lib/workbench';
 
 const INSPECT = 'DocQA: Inspect Document Structure';
 const CHAT_KEY = 'sk-e2e-journey-key-5150';
@@ -365,6 +366,29 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         const chat = await webviewWith(page, '.turn', 60_000);
         await eventually('the four turns restored', async () => (await chat.locator('.turn').count()) === 4, 30_000, 250);
         assert.match(await chat.locator('.turn').first().innerText(), /What does the cell membrane do\?/);
+      });
+
+      // The display language, switched as a person does it. The pack installed has no translations of
+      // VS Code's own strings (the real one is not on the npm registry): the workbench stays English, but
+      // VS Code runs in zh-cn, and that is all DocQA's own strings need.
+      await journey.step('switch the display language: a zh-cn pack installed with "Extensions: Install from VSIX...", 中文(简体) picked in "Configure Display Language", restart', async () => {
+        const vsix = await packZhCnLanguagePack(profile!.root);
+        await clearNotifications(page);
+        await installFromVsix(page, vsix);
+        await switchDisplayLanguage(page, '中文(简体)');
+      });
+
+      await journey.step("in Chinese: DocQA's view container, views and commands have their zh-cn names; its messages (vscode.l10n.t) are Chinese", async () => {
+        const zh = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.nls.zh-cn.json'), 'utf8')) as Record<string, string>;
+        const l10n = JSON.parse(fs.readFileSync(path.join(ROOT, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>;
+        // The DocQA container was open before the restart and opens again with the window.
+        await page.locator('.part.sidebar .composite.title', { hasText: zh['viewsContainer.docqa.title']! }).waitFor({ timeout: 60_000 });
+        for (const key of ['view.chat.name', 'view.sources.name', 'view.snapshots.name']) await page.locator('.part.sidebar .pane-header', { hasText: zh[key]! }).first().waitFor();
+        const setKey = `DocQA: ${zh['command.setChatKey.title']!}`;
+        await eventually(`"${setKey}" in the palette`, () => paletteOffers(page, setKey), 30_000, 500);
+        await runCommand(page, setKey, { asks: true });
+        await answerInputBox(page, l10n['DocQA: Chat API Key']!, CHAT_KEY);
+        await notification(page, l10n['DocQA: the chat API key is saved.']!).waitFor();
       });
 
       await journey.step('the keys are on no disk (user-data folder, data directory) and in no request body (prompts, embedding inputs)', async () => {

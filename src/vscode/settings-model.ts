@@ -64,6 +64,10 @@ export const SETTING_SPECS: readonly SettingSpec[] = [
   { key: 'docqa.ingest.blockTargetTokens', path: ['ingest', 'chunking', 'target_tokens'], rebuild: true },
   { key: 'docqa.ingest.blockMaxTokens', path: ['ingest', 'chunking', 'max_tokens'], rebuild: true },
   { key: 'docqa.ingest.blockMinTokens', path: ['ingest', 'chunking', 'min_tokens'], rebuild: true },
+  // The two per-document limits the ingestion workers enforce: raising one can let a document that failed
+  // too_slow / out_of_memory in, so, like the file size limit, a change asks for a rebuild.
+  { key: 'docqa.ingest.maxDocumentMs', path: ['ingest', 'max_document_ms'], rebuild: true },
+  { key: 'docqa.ingest.maxWorkerMemoryMb', path: ['ingest', 'max_worker_memory_mb'], rebuild: true },
 ];
 
 export const SOURCE_GLOB_KEYS = { include: 'docqa.sources.include', exclude: 'docqa.sources.exclude' } as const;

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -13,11 +14,12 @@ import { DataDir } from '../../src/common/data-dir';
 import { DEFAULT_INGEST_OPTIONS, type Document } from '../../src/index/model';
 import { loadSnapshot, readActiveId } from '../../src/index/store/snapshot-store';
 import { FakeOpenAIServer } from '../fakes/openai-server';
-import { CodeServer, QUIET_SETTINGS, endJourney, dataDirOf, type Profile, extensionActivations, extensionHostStarted, installExtension, listExtensions, makeProfile } from './lib/code-server';
+import { CodeServer, QUIET_SETTINGS, endJourney, dataDirOf, type Profile, extensionActivations, extensionHostStarted, installExtension, listExtensions, makeProfile, userSettings } from './lib/code-server';
+import { packZhCnLanguagePack } from './lib/language-pack';
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, closeModalEditor, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, statusBarItem, trustWorkspace, webviewFrame, webviewWith } from './lib/workbench';
+import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, closeModalEditor, installFromVsix, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, settingsEditor, statusBarItem, switchDisplayLanguage, trustWorkspace, typeSetting, webviewFrame, webviewWith } from './lib/workbench';
 
 const INSPECT = 'DocQA: Inspect Document Structure';
 const CHAT_KEY = 'sk-e2e-journey-key-5150';
@@ -43,6 +45,19 @@ function makeWorkspace(profile: Profile): string {
   fs.mkdirSync(path.join(dir, '.vscode'));
   fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({ 'docqa.chat.baseUrl': 'http://127.0.0.1:9/v1', 'docqa.embedding.baseUrl': 'http://127.0.0.1:9/v1' }));
   return dir;
+}
+
+/**
+ * A port on 127.0.0.1 where nothing listens (one the system just handed out and took back), so a
+ * connection is refused. Not a fixed one such as 9: fetch refuses the ports browsers block ("bad port")
+ * before it connects.
+ */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** What the status bar shows once lines `start`..`end` (1-based) are selected whole, the cursor at the end. */
@@ -183,6 +198,40 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         assert.ok(fake.requests.every((r) => r.authorized), 'the key from SecretStorage was sent');
       });
 
+      // A wrong endpoint, typed where a person types it: the Settings editor, never the file on disk.
+      const chatBaseUrl = async (value: string) => {
+        await typeSetting(page, 'docqa.chat.baseUrl', value);
+        await eventually(`the Settings editor to save docqa.chat.baseUrl = ${value}`, () => userSettings(profile!)?.['docqa.chat.baseUrl'] === value, 30_000, 100);
+        await closeModalEditor(page);
+      };
+      await journey.step('type a wrong chat base URL in the Settings editor: "DocQA: Test Connection" says which host and port could not be reached and which setting to check', async () => {
+        await clearNotifications(page);
+        const port = await closedPort();
+        await runCommand(page, 'Preferences: Open User Settings');
+        await chatBaseUrl(`http://127.0.0.1:${port}/v1`);
+        const mark = fake.requests.length;
+        await runCommand(page, 'DocQA: Test Connection');
+        // Test Connection makes one attempt (a question retries once).
+        const error = notification(page, `DocQA: The chat model fake-chat at 127.0.0.1:${port} could not be reached (ECONNREFUSED), after 1 attempt. Check the chat base URL (docqa.chat.baseUrl) and the network.`);
+        await error.waitFor();
+        assert.equal(await error.locator('.monaco-button', { hasText: 'Open Settings' }).count(), 1, 'the error offers to open the settings');
+        // Only the chat endpoint changed: the embedding endpoint still answers.
+        await notification(page, /DocQA: The embedding model fake-embedding at 127\.0\.0\.1:\d+ answered in \d+ ms/).waitFor();
+        assert.deepEqual(fake.requests.slice(mark).map((r) => r.path), ['/v1/embeddings'], 'no chat request reached the fake server');
+        await notification(page, 'DocQA: testing the connections…').waitFor({ state: 'hidden' }); // the screenshot shows the outcome alone
+      });
+
+      await journey.step('"Open Settings" on the error opens the chat settings; setting the base URL back there makes Test Connection OK again', async () => {
+        await clickNotificationButton(page, /DocQA: The chat model fake-chat at 127\.0\.0\.1:\d+ could not be reached/, 'Open Settings');
+        await settingsEditor(page).locator('[data-key="docqa.chat.baseUrl"] input').waitFor();
+        await chatBaseUrl(fake.baseURL);
+        await clearNotifications(page);
+        await runCommand(page, 'DocQA: Test Connection');
+        await notification(page, /DocQA: The chat model \S+ at 127\.0\.0\.1:\d+ answered in \d+ ms\./).waitFor();
+        await notification(page, /DocQA: The embedding model fake-embedding at 127\.0\.0\.1:\d+ answered in \d+ ms/).waitFor();
+        await notification(page, 'DocQA: testing the connections…').waitFor({ state: 'hidden' });
+      });
+
       await journey.step('add the workspace folder and build: the egress confirmation says what goes where and lists the skipped .env; progress, then ready', async () => {
         await clearNotifications(page);
         const mark = fake.requests.length;
@@ -317,6 +366,29 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         const chat = await webviewWith(page, '.turn', 60_000);
         await eventually('the four turns restored', async () => (await chat.locator('.turn').count()) === 4, 30_000, 250);
         assert.match(await chat.locator('.turn').first().innerText(), /What does the cell membrane do\?/);
+      });
+
+      // The display language, switched as a person does it. The pack installed has no translations of
+      // VS Code's own strings (the real one is not on the npm registry): the workbench stays English, but
+      // VS Code runs in zh-cn, and that is all DocQA's own strings need.
+      await journey.step('switch the display language: a zh-cn pack installed with "Extensions: Install from VSIX...", 中文(简体) picked in "Configure Display Language", restart', async () => {
+        const vsix = await packZhCnLanguagePack(profile!.root);
+        await clearNotifications(page);
+        await installFromVsix(page, vsix);
+        await switchDisplayLanguage(page, '中文(简体)');
+      });
+
+      await journey.step("in Chinese: DocQA's view container, views and commands have their zh-cn names; its messages (vscode.l10n.t) are Chinese", async () => {
+        const zh = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.nls.zh-cn.json'), 'utf8')) as Record<string, string>;
+        const l10n = JSON.parse(fs.readFileSync(path.join(ROOT, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>;
+        // The DocQA container was open before the restart and opens again with the window.
+        await page.locator('.part.sidebar .composite.title', { hasText: zh['viewsContainer.docqa.title']! }).waitFor({ timeout: 60_000 });
+        for (const key of ['view.chat.name', 'view.sources.name', 'view.snapshots.name']) await page.locator('.part.sidebar .pane-header', { hasText: zh[key]! }).first().waitFor();
+        const setKey = `DocQA: ${zh['command.setChatKey.title']!}`;
+        await eventually(`"${setKey}" in the palette`, () => paletteOffers(page, setKey), 30_000, 500);
+        await runCommand(page, setKey, { asks: true });
+        await answerInputBox(page, l10n['DocQA: Chat API Key']!, CHAT_KEY);
+        await notification(page, l10n['DocQA: the chat API key is saved.']!).waitFor();
       });
 
       await journey.step('the keys are on no disk (user-data folder, data directory) and in no request body (prompts, embedding inputs)', async () => {

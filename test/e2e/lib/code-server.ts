@@ -134,6 +134,15 @@ export function dataDirOf(profile: Profile, extensionId: string): string {
   return path.join(profile.userDataDir, 'User', 'globalStorage', extensionId.toLowerCase());
 }
 
+/** The user settings file of the profile, parsed (VS Code keeps it JSON with comments; ours has none); null while it does not parse. */
+export function userSettings(profile: Profile): Record<string, unknown> | null {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(profile.userDataDir, 'User', 'settings.json'), 'utf8')) as Record<string, unknown>;
+  } catch {
+    return null; // mid-write
+  }
+}
+
 export interface StartOptions {
   /** Extra environment for the server and the extension host (the product's DOCQA_* variables). */
   env?: Record<string, string>;

@@ -192,6 +192,79 @@ export async function closeModalEditor(page: Page): Promise<void> {
   await modal.waitFor({ state: 'detached' });
 }
 
+/** The Settings editor (VS Code 1.139 opens it as a modal editor). */
+export function settingsEditor(page: Page): Locator {
+  return page.locator('.settings-editor');
+}
+
+/**
+ * Types `value` into a string setting of the open Settings editor, as a person does: the setting's id
+ * into the editor's search box, then the value into that setting's text box (the User tab, where it
+ * opens). The editor writes it to the user settings a moment later (see `waitForUserSetting`).
+ */
+export async function typeSetting(page: Page, key: string, value: string): Promise<void> {
+  const editor = settingsEditor(page);
+  await editor.waitFor();
+  // The search box is a small code editor: select what it holds and type over it.
+  await editor.locator('.settings-header .monaco-editor').first().click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.type(key);
+  const input = editor.locator(`[data-key="${attr(key)}"] input`);
+  await input.waitFor();
+  await input.fill(value);
+  await eventually(`the ${key} box to hold what was typed`, async () => (await input.inputValue()) === value, 5_000, 100);
+}
+
+/**
+ * "Extensions: Install from VSIX...", as a person does it in code-server: its file dialog is a quick
+ * input holding a path, typed over with the .vsix's. The install goes on after the dialog closes (a
+ * language pack's without a notification): wait for what it adds.
+ */
+export async function installFromVsix(page: Page, vsix: string): Promise<void> {
+  await runCommand(page, 'Extensions: Install from VSIX...', { asks: true });
+  const input = quickInput(page).locator('input');
+  // The dialog fills in its start folder and lists it; typed before that, the path is overwritten.
+  await quickInput(page).locator('.monaco-list-row', { hasText: '..' }).first().waitFor();
+  // Its folder typed, then the file clicked in the listing (a whole path typed races the dialog's own
+  // completion of it, and Enter then lands on a folder).
+  const folder = `${path.dirname(vsix)}/`;
+  const file = quickInput(page).locator('.monaco-list-row', { hasText: path.basename(vsix) }).first();
+  await eventually(`the file dialog to list ${folder}`, async () => {
+    if (await file.isVisible()) return true;
+    if ((await input.inputValue()) !== folder) await input.fill(folder);
+    return false;
+  }, 15_000, 250);
+  await file.click();
+  await quickInput(page).waitFor({ state: 'hidden' });
+}
+
+/**
+ * "Configure Display Language", then the language labelled `label` (e.g. "中文(简体)"), then Restart in
+ * the dialog that asks: the window loads again in that language. Resolves once the workbench is back.
+ */
+export async function switchDisplayLanguage(page: Page, label: string): Promise<void> {
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
+  let offered: string[] = [];
+  // The list is read when it opens: a pack still being installed shows up on a later try.
+  await eventually(`Configure Display Language to offer "${label}" (it lists ${JSON.stringify(offered)})`, async () => {
+    await runCommand(page, 'Configure Display Language', { asks: true });
+    // English is always listed: the palette's own row is gone and the languages are there.
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'English' }).first().waitFor();
+    if (await row.isVisible()) return true;
+    offered = await quickPickLabels(page);
+    await page.keyboard.press('Escape');
+    await quickInput(page).waitFor({ state: 'hidden' });
+    return false;
+  }, 60_000, 1_000);
+  await row.click();
+  const dialog = await modalDialog(page, /restart/i);
+  const reloaded = page.waitForEvent('load', { timeout: 60_000 });
+  await dialog.locator('.monaco-button', { hasText: 'Restart' }).click();
+  await reloaded;
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  await page.locator('.part.statusbar').waitFor();
+}
+
 /** A modal dialog (showWarningMessage with `modal: true`) whose message matches, once it shows. */
 export async function modalDialog(page: Page, message: string | RegExp): Promise<Locator> {
   const dialog = page.locator('.monaco-dialog-box', { hasText: message });

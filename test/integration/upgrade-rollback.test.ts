@@ -7,7 +7,8 @@ import { FIXTURE_PORT, FIXTURE_WORKSPACE } from '../fixtures/make-datadir';
 import { tempDir } from '../helpers';
 import { recordTrials } from '../reliability/trials';
 import { runCli } from '../crash/crash-helpers';
-import { LAYOUT2_ONLY, assertOldReleaseReads, copyFixture, migrateUnderFault, treeHashes } from './datadir-fixture';
+import { LAYOUT2_ONLY, assertOldReleaseReads, copyFixture, migrateUnderFault, statusEnv, treeHashes } from './datadir-fixture';
+import { KINDS, conversationId } from './future-version-kinds';
 
 /**
  * Upgrades and rollback (issue 24 item 8; seed §6.2–§6.3): the layout-1 data directory DocQA 0.1.0
@@ -165,6 +166,46 @@ describe('upgrades and rollback', () => {
       const failed = await migrateUnderFault(code, stride);
       assert.ok(failed >= 4, `only ${failed} moments failed`);
       recordTrials({ area: 'upgrade', fault: `${code} at ${stride === 1 ? 'each write' : `every ${stride}th write`} of the layout migration`, trials: failed, outcome: 'exit 1 with the error; every file and folder as it was; a later open migrates' }, __filename);
+    });
+  }
+
+  // A file of each persisted kind from a newer DocQA, in an upgraded copy with a changed document (so a
+  // build has something to embed, and reads the consent and the cache).
+  let upgraded = '';
+  before(async () => {
+    const { data, docs } = copyFixture();
+    assert.equal((await runCli(statusEnv(data), ['data', 'status'])).code, 0);
+    fs.appendFileSync(path.join(docs, 'bio', 'cell-notes.md'), '\n## Lysosomes\n\nLysosomes digest worn-out parts of the cell.\n');
+    upgraded = data;
+  });
+  for (const kind of KINDS) {
+    it(`a future-version ${kind.name} is refused and never overwritten`, async () => {
+      const data = path.join(tempDir('docqa-future-'), 'data');
+      fs.cpSync(upgraded, data, { recursive: true });
+      const rel = typeof kind.file === 'string' ? kind.file : kind.file(data);
+      const file = path.join(data, rel);
+      if (kind.create) fs.writeFileSync(file, JSON.stringify(kind.create));
+      const bytes = kind.bump(fs.readFileSync(file));
+      fs.writeFileSync(file, bytes);
+      const names: Record<string, string> = {
+        PARENT: fs.readdirSync(path.join(data, 'snapshots')).sort()[0]!,
+        RUN: path.basename(path.dirname(file)),
+        EVAL: path.basename(file, '.json'),
+        CONV: kind.name === 'conversation' ? conversationId(data) : '',
+        BACKUP: path.basename(path.dirname(file)),
+        DOCS: path.join(path.dirname(upgraded), 'docs', 'history'),
+      };
+      for (const [i, args] of kind.commands.entries()) {
+        const r = await runCli(env(data), args.map((a) => names[a] ?? a));
+        if (i === 0 && !kind.skipped) {
+          assert.equal(r.code, 1, `docqa ${args.join(' ')} was not refused: ${r.stdout}${r.stderr}`);
+          assert.ok(r.stderr.includes(file), `the message names ${file}: ${r.stderr}`);
+          assert.match(r.stderr, /upgrade DocQA/);
+        }
+        if (kind.skipped) assert.equal(r.code, 0, r.stderr);
+        assert.ok(fs.readFileSync(file).equals(bytes), `docqa ${args.join(' ')} changed ${rel}`);
+      }
+      recordTrials({ area: 'upgrade', fault: `a future-version ${kind.name}`, trials: kind.commands.length, outcome: kind.skipped ? 'skipped as a cache entry the build does not read; left as it is' : 'refused naming the file, "upgrade DocQA"; bytes unchanged' }, __filename);
     });
   }
 });

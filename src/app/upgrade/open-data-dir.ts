@@ -56,7 +56,17 @@ async function removeQuietly(files: readonly string[]): Promise<void> {
 export async function openDataDir(dir: DataDir, o: OpenOptions): Promise<OpenOutcome> {
   const first = await readLayout(dir);
   if (first.layout === DATA_LAYOUT_VERSION) return { kind: 'current', layout: first.layout };
-  if ((await entries(dir)) === null) return { kind: 'absent' };
+  if ((await entries(dir)) === null) {
+    // Born at the current layout, so that a directory this DocQA made never needs upgrading (which a
+    // read-only or full disk would refuse). A disk that refuses even this: the first write says so.
+    try {
+      await dir.ensure();
+      await writeLayout(dir, { formatVersion: 1, layout: DATA_LAYOUT_VERSION, migrations: [] });
+      return { kind: 'created', layout: DATA_LAYOUT_VERSION };
+    } catch {
+      return { kind: 'absent' };
+    }
+  }
   return underAllLocks(dir, async () => {
     // Another process may have migrated while this one waited for the locks.
     const { layout, marker } = await readLayout(dir);
@@ -80,9 +90,13 @@ async function migrate(dir: DataDir, from: number, marker: LayoutMarker | null, 
   let backup: (BackupRecord & { folder: string }) | null = null;
   const at = o.now();
   try {
-    // Left by an attempt that died before its switch: not yet anybody's data.
-    for (const f of written) await fs.rm(f, { force: true });
-    backup = await createBackup(dir, { from, to: DATA_LAYOUT_VERSION, files: [...STATE_FILES, ...superseded], at, appVersion: o.appVersion });
+    // Left by an attempt that died before its switch, with the temporary files of its atomic writes
+    // (no live write of them can be in progress: they are written only under the locks held here).
+    const ours = new Set([...written.map((w) => path.basename(w)), 'layout.json']);
+    const temps = (await entries(dir))!.filter((n) => ours.has(n.replace(/\.\d+$/, '')) && /\.\d+$/.test(n));
+    for (const f of [...written, ...temps.map((n) => path.join(dir.root, n))]) await fs.rm(f, { force: true });
+    // Nothing to back up (no state file, nothing superseded): nothing an upgrade could change either.
+    if ([...before.values()].some((h) => h !== null)) backup = await createBackup(dir, { from, to: DATA_LAYOUT_VERSION, files: [...STATE_FILES, ...superseded], at, appVersion: o.appVersion });
     for (const step of steps) await step.run(dir);
     for (const step of steps) await step.check(dir);
     const after = await hashFiles(dir, [...before.keys()]);
@@ -91,7 +105,7 @@ async function migrate(dir: DataDir, from: number, marker: LayoutMarker | null, 
       const problem = await activeLoads(dir);
       if (problem) throw new Error(`the active snapshot no longer loads: ${problem}`);
     }
-    const record = { from, to: DATA_LAYOUT_VERSION, at: at.toISOString(), app_version: o.appVersion, backup: path.relative(dir.root, backup.folder) };
+    const record = { from, to: DATA_LAYOUT_VERSION, at: at.toISOString(), app_version: o.appVersion, backup: backup ? path.relative(dir.root, backup.folder) : null };
     await writeLayout(dir, { formatVersion: 1, layout: DATA_LAYOUT_VERSION, migrations: [...(marker?.migrations ?? []), record] });
   } catch (err) {
     await removeQuietly(written);

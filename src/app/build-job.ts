@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { DataDir } from '../common/data-dir';
-import { UsageError, errorMessage } from '../common/errors';
+import { StoreError, UsageError, errorMessage } from '../common/errors';
 import { readVersioned, writeVersioned } from '../common/json-file';
 import { processAlive } from '../common/process-alive';
 import { isLoopback } from '../common/provider-failure';
@@ -63,7 +63,11 @@ const stateFile = (dir: DataDir) => path.join(dir.root, 'build-state.json');
 export type LeftBuild = { kind: 'interrupted' | 'paused' | 'elsewhere'; state: BuildStateFile };
 
 export async function leftBuild(dir: DataDir): Promise<LeftBuild | null> {
-  const s = await readVersioned(stateFile(dir), BUILD_STATE_FORMAT_VERSION, BuildStateFile).catch(() => null);
+  // A damaged state file only loses the "interrupted" notice; one a newer DocQA wrote is refused (a build would overwrite it).
+  const s = await readVersioned(stateFile(dir), BUILD_STATE_FORMAT_VERSION, BuildStateFile).catch((err: unknown) => {
+    if (err instanceof StoreError && err.code === 'store_future_version') throw err;
+    return null;
+  });
   if (!s) return null;
   if (s.host === os.hostname() && s.pid !== process.pid && processAlive(s.pid)) return { kind: 'elsewhere', state: s };
   return { kind: s.state === 'paused' ? 'paused' : 'interrupted', state: s };

@@ -1,4 +1,5 @@
 import { DataDir, withStoreLock } from '../common/data-dir';
+import { readLayout } from '../common/data-layout';
 import { DocQaError } from '../common/errors';
 import { Redactor } from '../common/redact';
 import { diffEvals } from '../eval/eval-diff';
@@ -26,6 +27,9 @@ import { inspectFile } from './inspect';
 import { queryEmbedding } from './query-embedding';
 import { type AppSettings, type Clock, CLI_WORDS, type HostWords, type KeyProvider, type Logger, NULL_LOGGER, SYSTEM_CLOCK } from './settings';
 import { exportTrace, promptOfTurn, replayTrace, showTrace } from './traces';
+import { listBackups } from './upgrade/data-backup';
+import { type OpenOutcome, openDataDir } from './upgrade/open-data-dir';
+import { restoreBackup } from './upgrade/restore-backup';
 
 export interface AppOptions {
   /** The data directory (created on first write). */
@@ -59,6 +63,7 @@ export class DocQaApp {
   private readonly clock: Clock;
   private readonly words: HostWords;
   private build: BuildJob | null = null;
+  private opening: Promise<OpenOutcome> | null = null;
 
   constructor(private readonly o: AppOptions) {
     this.dir = new DataDir(o.dataDir);
@@ -82,19 +87,52 @@ export class DocQaApp {
     return { dir: this.dir, lru: this.lru, settings: this.settingsNow, keys: this.o.keys, words: this.words, appVersion: this.o.appVersion, questionLimitName: this.o.questionLimitName ?? 'DOCQA_MAX_QUESTION_CHARS', model: this.o.model };
   }
 
+  /**
+   * Brings the data directory to this DocQA's layout once per app (a newer layout is refused, an older
+   * one migrated copy-on-write after a backup: src/app/upgrade); every request that reads or writes the
+   * directory waits for it. A failure is not remembered: the next request tries again.
+   */
+  open(): Promise<OpenOutcome> {
+    this.opening ??= openDataDir(this.dir, { appVersion: this.o.appVersion, now: () => this.clock.now() }).then(
+      (outcome) => {
+        if (outcome.kind === 'migrated') this.log.info(`data directory ${this.dir.root} upgraded from layout ${outcome.from} to ${outcome.to}${outcome.backup ? `; backup ${outcome.backup.id}` : ''}`);
+        return outcome;
+      },
+      (err: unknown) => {
+        this.opening = null;
+        throw err;
+      },
+    );
+    return this.opening;
+  }
+  private async opened<T>(fn: () => Promise<T>): Promise<T> {
+    await this.open();
+    return fn();
+  }
+
+  // Data directory: layout, backups, data rollback
+  async dataStatus() {
+    await this.open();
+    return { root: this.dir.root, ...(await readLayout(this.dir)), backups: await listBackups(this.dir) };
+  }
+  /** Data rollback: the directory as it was before the migration that made the backup (see restore-backup). */
+  restoreBackup(id: string) {
+    return restoreBackup(this.dir, id);
+  }
+
   // Sources
   addSources(paths: readonly string[], opts?: AddSourceOptions) {
-    return addSources(this.dir, paths, opts);
+    return this.opened(() => addSources(this.dir, paths, opts));
   }
   removeSource(ref: string) {
-    return removeSource(this.dir, ref);
+    return this.opened(() => removeSource(this.dir, ref));
   }
   listSources() {
-    return loadSources(this.dir);
+    return this.opened(() => loadSources(this.dir));
   }
   /** Reads every source file and assigns stable doc_ids (the registry is written under the build lock, as builds write it). */
   scanSources(signal?: AbortSignal) {
-    return withStoreLock(this.dir, () => ingestSources(this.dir, this.settingsNow.ingest, { signal, pool: this.o.pool }), 'build');
+    return this.opened(() => withStoreLock(this.dir, () => ingestSources(this.dir, this.settingsNow.ingest, { signal, pool: this.o.pool }), 'build'));
   }
   inspect(file: string, signal?: AbortSignal) {
     return inspectFile(this.dir, file, this.settingsNow.ingest, this.words.addSourceCommand, signal);
@@ -108,6 +146,9 @@ export class DocQaApp {
    */
   async startBuild(o: { onEvent?: (e: BuildEvent) => void; paused?: boolean; confirmEgress: (plan: EgressPlan) => Promise<boolean> }): Promise<BuildJob> {
     if (this.build && (this.build.status.state === 'running' || this.build.status.state === 'paused')) throw new DocQaError('build_running', 'a build is already running in this window; pause, resume or cancel it');
+    await this.open();
+    // Refuses a build-state.json a newer DocQA wrote: the build would replace it, then remove it.
+    await leftBuild(this.dir);
     const job = new BuildJob({ dir: this.dir, settings: this.settingsNow, embeddingKey: await this.o.keys.embedding(), words: this.words, clock: this.clock, pool: this.o.pool, paused: o.paused, onEvent: o.onEvent, confirmEgress: o.confirmEgress });
     this.build = job;
     this.log.info(`build ${job.id} started`);
@@ -122,36 +163,42 @@ export class DocQaApp {
   }
   /** A build a previous process left (interrupted, paused) or another one runs now. */
   leftBuild() {
-    return leftBuild(this.dir);
+    return this.opened(() => leftBuild(this.dir));
   }
 
   // Snapshots
   listSnapshots() {
-    return listSnapshots(this.dir);
+    return this.opened(() => listSnapshots(this.dir));
   }
   activeSnapshotId() {
-    return readActiveId(this.dir);
+    return this.opened(() => readActiveId(this.dir));
   }
   /** The active snapshot's manifest (one file read), or null when none is active. */
   async activeSnapshot() {
+    await this.open();
     const id = await readActiveId(this.dir);
     return id ? readManifest(this.dir, id) : null;
   }
   activateSnapshot(id: string) {
-    return activateSnapshot(this.dir, id);
+    return this.opened(() => activateSnapshot(this.dir, id));
   }
   deleteSnapshot(id: string) {
-    return deleteSnapshot(this.dir, id);
+    return this.opened(() => deleteSnapshot(this.dir, id));
   }
 
   // Questions
   ask(req: AskRequest, o: { signal?: AbortSignal; onEvent?: (e: AskEvent) => void } = {}): Promise<AskOutcome> {
-    return ask(this.askContext(), req, o);
+    return this.opened(() => ask(this.askContext(), req, o));
   }
 
   /** The chat history of one workspace (a key from workspaceKey of the host's folders). */
   conversations(workspace: string): ConversationStore {
     return new ConversationStore(this.dir, workspace, this.clock);
+  }
+  /** The same, once the data directory is open (a host that has not made any other request yet). */
+  async openConversations(workspace: string): Promise<ConversationStore> {
+    await this.open();
+    return this.conversations(workspace);
   }
 
   /**
@@ -160,16 +207,17 @@ export class DocQaApp {
    * questions and answers as context, and finished in the history with its result or error.
    */
   askInConversation(req: ConversationAskRequest, o: { signal?: AbortSignal; onEvent?: (e: ConversationAskEvent) => void } = {}): Promise<ConversationAskOutcome> {
-    return askInConversation(this.askContext(), this.conversations(req.workspace), req, o);
+    return this.opened(() => askInConversation(this.askContext(), this.conversations(req.workspace), req, o));
   }
 
   /** A cited block for a chip: from the answer's snapshot while it exists, else the active one (the reply says which). */
   block(req: BlockRequest): Promise<BlockLookup> {
-    return lookupBlock(this.dir, this.lru, req);
+    return this.opened(() => lookupBlock(this.dir, this.lru, req));
   }
 
   /** One retrieval tool on the active (or given) snapshot, as the agent would call it; failures are payloads. */
   async runTool(name: ToolName, input: unknown, snapshotId?: string): Promise<ToolPayload> {
+    await this.open();
     let handle;
     try {
       handle = await openSnapshotHandle(this.dir, this.lru, snapshotId);
@@ -187,49 +235,52 @@ export class DocQaApp {
 
   // Traces
   listTraces() {
-    return listTraces(this.dir);
+    return this.opened(() => listTraces(this.dir));
   }
   showTrace(runId: string) {
-    return showTrace(this.dir, runId);
+    return this.opened(() => showTrace(this.dir, runId));
   }
   promptOfTurn(runId: string, turn: number, traceFlagHint = '--trace full (or DOCQA_TRACE=full)') {
-    return promptOfTurn(this.dir, runId, turn, traceFlagHint);
+    return this.opened(() => promptOfTurn(this.dir, runId, turn, traceFlagHint));
   }
-  replayTrace(runId: string) {
+  async replayTrace(runId: string) {
+    await this.open();
     return replayTrace({ dir: this.dir, lru: this.lru, settings: this.settingsNow, keys: this.o.keys, words: this.words }, runId);
   }
   async exportTrace(runId: string, url: string) {
+    await this.open();
     return exportTrace(this.dir, runId, url, this.o.appVersion, new Redactor([await this.o.keys.chat(), await this.o.keys.embedding()]));
   }
 
   // Prompt bundles
   listPrompts() {
-    return listBundles(this.dir);
+    return this.opened(() => listBundles(this.dir));
   }
   newPrompt(from: string, id?: string) {
-    return newBundle(this.dir, from, id);
+    return this.opened(() => newBundle(this.dir, from, id));
   }
   freezePrompt(id: string) {
-    return freezeBundle(this.dir, id);
+    return this.opened(() => freezeBundle(this.dir, id));
   }
   promotePrompt(id: string) {
-    return promoteBundle(this.dir, id);
+    return this.opened(() => promoteBundle(this.dir, id));
   }
   rollbackPrompt() {
-    return rollbackBundle(this.dir);
+    return this.opened(() => rollbackBundle(this.dir));
   }
 
   // Evaluations
   evaluate(goldset: string, o: EvalOptions) {
-    return evaluateGoldset(this.askContext(), goldset, o);
+    return this.opened(() => evaluateGoldset(this.askContext(), goldset, o));
   }
   listEvals() {
-    return listEvals(this.dir);
+    return this.opened(() => listEvals(this.dir));
   }
   loadEval(id: string) {
-    return loadEval(this.dir, id);
+    return this.opened(() => loadEval(this.dir, id));
   }
   async diffEvals(a: string, b: string) {
+    await this.open();
     return diffEvals(await loadEval(this.dir, a), await loadEval(this.dir, b));
   }
 

@@ -37,7 +37,7 @@ export function registerChatCommands(program: Command, { io, json, app }: Comman
     .option(ws, wsHelp)
     .option('--json', 'print JSON')
     .action(async (o: { workspace?: string; json?: boolean }) => {
-      const listing = await app().conversations(cliWorkspace(o.workspace)).list();
+      const listing = await (await app().openConversations(cliWorkspace(o.workspace))).list();
       if (o.json) return json(listing);
       if (listing.conversations.length === 0 && listing.unreadable.length === 0) io.stdout('no conversations in this workspace yet; `docqa ask --conversation new "…"` starts one\n');
       for (const c of listing.conversations) io.stdout(`${c.id}  ${c.updated_at}  ${String(c.turns).padStart(3)} turn${c.turns === 1 ? ' ' : 's'}  ${c.title}\n`);
@@ -51,7 +51,7 @@ export function registerChatCommands(program: Command, { io, json, app }: Comman
     .option(ws, wsHelp)
     .option('--json', 'print JSON (the stored conversation)')
     .action(async (id: string, o: { workspace?: string; json?: boolean }) => {
-      const c = await app().conversations(cliWorkspace(o.workspace)).get(id);
+      const c = await (await app().openConversations(cliWorkspace(o.workspace))).get(id);
       if (o.json) return json(c);
       io.stdout(formatConversation(c));
     });
@@ -63,7 +63,7 @@ export function registerChatCommands(program: Command, { io, json, app }: Comman
     .argument('<title>')
     .option(ws, wsHelp)
     .action(async (id: string, title: string, o: { workspace?: string }) => {
-      const c = await app().conversations(cliWorkspace(o.workspace)).rename(id, title);
+      const c = await (await app().openConversations(cliWorkspace(o.workspace))).rename(id, title);
       io.stdout(`renamed ${c.id}: ${c.title}\n`);
     });
 
@@ -73,7 +73,7 @@ export function registerChatCommands(program: Command, { io, json, app }: Comman
     .argument('<id>')
     .option(ws, wsHelp)
     .action(async (id: string, o: { workspace?: string }) => {
-      await app().conversations(cliWorkspace(o.workspace)).delete(id);
+      await (await app().openConversations(cliWorkspace(o.workspace))).delete(id);
       io.stdout(`deleted conversation ${id}\n`);
     });
 }

@@ -4,6 +4,7 @@ import { DocQaApp } from '../app/docqa-app';
 import { DocQaError, UsageError, errorMessage } from '../common/errors';
 import { registerAskCommands } from './ask-commands';
 import { registerChatCommands } from './chat-commands';
+import { registerDataCommands } from './data-commands';
 import { type SettingsPart, keysFromEnv, redactorFromEnv, resolveStore, settingsFromEnv } from './cli-env';
 import type { CommandContext } from './command-context';
 import { registerEvalCommands } from './eval-commands';
@@ -58,6 +59,7 @@ function buildProgram(io: CliIo): Command {
   registerTraceCommands(program, ctx);
   registerPromptCommands(program, ctx);
   registerEvalCommands(program, ctx);
+  registerDataCommands(program, ctx);
   return program;
 }
 

@@ -28,6 +28,7 @@ export function registerTraceCommands(program: Command, { io, json, app }: Comma
     .option('--json', 'print JSON (meta, manifest and the span tree with every attribute)')
     .action(async (runId: string, o: { json?: boolean }) => {
       const a = app();
+      await a.open();
       if (o.json) return json(await a.showTrace(runId));
       io.stdout(formatTrace(await readTrace(a.dir, runId)));
     });

@@ -21,7 +21,7 @@ describe('secret-looking files and contents', () => {
 
   it('the confirmation names counts, host, model and at most eight skipped entries', () => {
     const skipped = Array.from({ length: 10 }, (_, i) => ({ path: `/n/.env.${i}`, kind: 'file' as const, reason: 'secret_looking' as const }));
-    const { message, detail } = egressPrompt({ host: 'dashscope.aliyuncs.com', model: 'text-embedding-v4', sources: [{ id: 's1', label: 'notes', path: '/n', files: 3, blocks: 40, tokens: 12345 }], files: 3, blocks: 40, tokens: 12345, skipped }, t);
+    const { message, detail } = egressPrompt({ host: 'dashscope.aliyuncs.com', origin: 'https://dashscope.aliyuncs.com', model: 'text-embedding-v4', sources: [{ id: 's1', label: 'notes', path: '/n', files: 3, blocks: 40, tokens: 12345 }], files: 3, blocks: 40, tokens: 12345, skipped }, t);
     assert.equal(message, 'DocQA: send 3 files (40 blocks, about 12,345 tokens at most) of “notes” to dashscope.aliyuncs.com to be embedded?');
     assert.match(detail, /^Model: text-embedding-v4\./);
     assert.match(detail, /Not read and not sent \(10\):\n• \/n\/\.env\.0 \(looks like a secret\)/);

@@ -106,14 +106,17 @@ export class EmbeddingCache {
   private async open(): Promise<Segment[]> {
     if (this.segments) return this.segments;
     const segments: Segment[] = [];
-    if (this.dims === null) {
-      try {
-        const meta = JSON.parse(await fs.readFile(path.join(this.dir, 'meta.json'), 'utf8')) as { dims?: unknown };
-        if (typeof meta.dims === 'number') this.dims = meta.dims;
-      } catch {
-        // No meta yet: nothing cached for this model.
-      }
+    let meta: { dims?: unknown; formatVersion?: unknown } | null = null;
+    try {
+      meta = JSON.parse(await fs.readFile(path.join(this.dir, 'meta.json'), 'utf8')) as { dims?: unknown; formatVersion?: unknown };
+    } catch {
+      // No meta yet (or a damaged one, rewritten with the next segment): nothing cached for this model.
     }
+    // A cache folder a newer DocQA arranged is not this one's to read or to add to (its meta would be replaced).
+    if (typeof meta?.formatVersion === 'number' && meta.formatVersion > EMBEDDING_CACHE_FORMAT_VERSION) {
+      throw new StoreError('store_future_version', `${path.join(this.dir, 'meta.json')} has formatVersion ${meta.formatVersion}, newer than this DocQA understands (${EMBEDDING_CACHE_FORMAT_VERSION}); upgrade DocQA`);
+    }
+    if (this.dims === null && typeof meta?.dims === 'number') this.dims = meta.dims;
     if (this.dims === null) return (this.segments = segments);
     let names: string[] = [];
     try {

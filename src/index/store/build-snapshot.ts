@@ -24,7 +24,7 @@ import { linkSegment, newSegmentId, segmentDir, writeSegment } from './segment-s
 import { type ManifestDocument, type ManifestEmbedding, type ManifestSegment, SNAPSHOT_FORMAT_VERSION, type SnapshotManifest } from './snapshot-manifest';
 import { BUILDING_SUFFIX, DELETING_SUFFIX, FILES, pointActiveTo, readActiveId, readManifest } from './snapshot-store';
 import { StagedFolder } from './staged-folder';
-import { type EgressPlan, egressPlan, endpointHost, readConsents, recordConsent } from './egress-consent';
+import { type EgressPlan, egressPlan, readConsents, recordConsent } from './egress-consent';
 import { DocQaError } from '../../common/errors';
 
 export { DEFAULT_RETENTION, type RetentionPolicy, applyRetention } from './retention';
@@ -96,12 +96,11 @@ async function sweepLeftovers(dir: DataDir): Promise<void> {
 /** The first build that would send a source's text to this embedding host asks, and remembers the answer. */
 async function askBeforeSending(dir: DataDir, toEmbed: readonly Document[], manifest: SnapshotManifest, opts: BuildOptions): Promise<void> {
   if (!opts.confirmEgress || opts.embedding.provider === 'none') return;
-  const host = endpointHost(opts.embedding.base_url);
-  const plan = egressPlan(toEmbed, manifest.sources, manifest.skipped, await readConsents(dir), host, opts.embedding.model);
+  const plan = egressPlan(toEmbed, manifest.sources, manifest.skipped, await readConsents(dir), opts.embedding.base_url, opts.embedding.model);
   if (!plan) return;
   const agreed = await opts.confirmEgress(plan);
   opts.signal?.throwIfAborted();
-  if (!agreed) throw new DocQaError('egress_declined', `nothing was sent to ${host}: sending ${plan.files} files of ${plan.sources.map((s) => s.label).join(', ')} for embedding was declined; the active snapshot is unchanged`);
+  if (!agreed) throw new DocQaError('egress_declined', `nothing was sent to ${plan.host}: sending ${plan.files} files of ${plan.sources.map((s) => s.label).join(', ')} for embedding was declined; the active snapshot is unchanged`);
   await recordConsent(dir, plan, new Date());
 }
 

@@ -75,6 +75,10 @@ export async function activateSnapshot(dir: DataDir, id: string): Promise<Snapsh
  * renamed the snapshot into place (loading it whole would cost as much as the incremental build).
  */
 export async function pointActiveTo(dir: DataDir, id: string): Promise<void> {
+  // A damaged pointer may be replaced (that is how it is repaired); one a newer DocQA wrote may not.
+  await readActiveId(dir).catch((err: unknown) => {
+    if (err instanceof StoreError && err.code === 'store_future_version') throw err;
+  });
   await writeVersioned(dir.activeFile, { formatVersion: 1 as const, snapshot_id: id });
 }
 

@@ -79,11 +79,18 @@ export function isLoopback(baseUrl: string): boolean {
 const TLS_CODES = /^(CERT_|ERR_TLS_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_SSL_)/;
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ESOCKETTIMEDOUT']);
 
+/**
+ * fetch refuses the ports browsers block (9, 6000, 10080, …) before connecting, with an error whose only
+ * evidence is the words "bad port": named here so the sentence says why instead of nothing.
+ */
+export const BAD_PORT = 'ERR_BAD_PORT';
+
 /** The first `code` on an error's cause chain (fetch wraps the socket's error twice). */
 export function networkErrorCode(err: unknown): string | null {
   for (let e: unknown = err, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && /^[A-Z_]+$/.test(code)) return code;
+    if ((e as { message?: unknown }).message === 'bad port') return BAD_PORT;
   }
   return null;
 }
@@ -102,7 +109,7 @@ export function connectionKind(code: string | null): FailureKind {
  */
 export function connectionFailure(code: string | null): { kind: FailureKind; retryable: boolean } {
   const kind = connectionKind(code);
-  return { kind, retryable: kind !== 'tls' && code !== 'ENOTFOUND' };
+  return { kind, retryable: kind !== 'tls' && code !== 'ENOTFOUND' && code !== BAD_PORT };
 }
 
 /** The kinds an HTTP error status can be. */
@@ -259,6 +266,7 @@ function advice(f: ProviderFailure, names: SettingNames): string {
     case 'check_model':
       return `Check the ${service} model name (${names.model}) and the base URL (${names.base_url}).`;
     case 'check_base_url':
+      if (f.network_error === BAD_PORT) return `Its port is one that browsers and Node refuse to connect to (a blocked port such as 9 or 6000); put the service on another port and change the ${service} base URL (${names.base_url}).`;
       return `Check the ${service} base URL (${names.base_url}) and the network.`;
     case 'check_tls':
       return `Check the ${service} base URL (${names.base_url}): its certificate is not trusted here.`;

@@ -95,6 +95,11 @@ describe('what a run releases: fallbacks from verified progress, technical failu
       const un = await t.run('Anything?', { model: client(url) });
       assert.deepEqual([un.release.reason, un.release.failure?.network_error, un.release.failure?.attempts], ['MODEL_UNREACHABLE', 'ECONNREFUSED', 2]);
       assert.match(un.release.detail!, /^The chat model deepseek-v4-flash at 127\.0\.0\.1:\d+ could not be reached \(ECONNREFUSED\), after 2 attempts\. Check the chat base URL \(DOCQA_CHAT_BASE_URL\) and the network\.$/);
+
+      // A port fetch refuses before connecting (the e2e found "could not be reached" with no reason): named, not retried.
+      const blocked = await t.run('Anything?', { model: client('http://127.0.0.1:9/v1') });
+      assert.deepEqual([blocked.release.reason, blocked.release.failure?.network_error, blocked.release.failure?.attempts], ['MODEL_UNREACHABLE', 'ERR_BAD_PORT', 1]);
+      assert.match(blocked.release.detail!, /could not be reached \(ERR_BAD_PORT\), after 1 attempt\. Its port is one that browsers and Node refuse to connect to .* change the chat base URL \(DOCQA_CHAT_BASE_URL\)\.$/);
     });
 
     it('a technical failure after verified progress is still FAILED with its reason (never hidden as insufficient evidence); the progress stays in the result', async () => {

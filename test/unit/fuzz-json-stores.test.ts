@@ -13,7 +13,7 @@ import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
 import { loadRegistry } from '../../src/index/sources/doc-registry';
 import { addSources, loadSources } from '../../src/index/sources/sources';
 import { buildSnapshot } from '../../src/index/store/build-snapshot';
-import { readConsents, recordConsent } from '../../src/index/store/egress-consent';
+import { consentFile, endpointOrigin, readConsents, recordConsent } from '../../src/index/store/egress-consent';
 import { readSegmentDocuments } from '../../src/index/store/segment-store';
 import { readActiveId, readManifest } from '../../src/index/store/snapshot-store';
 import { readTrace, stampedId } from '../../src/trace/trace-store';
@@ -52,7 +52,7 @@ const conversations = (d: DataDir) => new ConversationStore(d, 'w0123456789abcde
 const STORES: Store[] = [
   { name: 'sources registry', file: (d) => d.sourcesFile, read: (d) => loadSources(d), write: (d) => addSources(d, [path.join(notes, 'b.md')]) },
   { name: 'doc registry', file: (d) => d.documentsFile, read: (d) => loadRegistry(d) },
-  { name: 'egress consent', file: (d) => path.join(d.root, 'egress-consent.json'), read: (d) => readConsents(d), write: (d) => recordConsent(d, { host: 'h:443', model: 'm', sources: [], files: 0, blocks: 0, tokens: 0, skipped: [] }, new Date(0)) },
+  { name: 'egress consent', file: (d) => consentFile(d), read: (d) => readConsents(d), write: (d) => recordConsent(d, { host: 'h:443', origin: endpointOrigin('https://h'), model: 'm', sources: [], files: 0, blocks: 0, tokens: 0, skipped: [] }, new Date(0)) },
   { name: 'snapshot manifest', file: (d) => path.join(d.snapshotDir(snapshotId), 'manifest.json'), read: (d) => readManifest(d, snapshotId) },
   { name: 'active snapshot pointer', file: (d) => d.activeFile, read: (d) => readActiveId(d) },
   { name: 'segment store (documents.json)', file: () => path.join(segmentFolder, 'documents.json'), read: () => readSegmentDocuments(segmentFolder) },
@@ -84,7 +84,7 @@ describe('fuzz: persisted JSON files', () => {
     fs.writeFileSync(path.join(notes, 'b.md'), '# Other\n\nMore text.\n');
     await addSources(seed, [path.join(notes, 'a.md')]);
     await buildSnapshot(seed, { ingest: DEFAULT_INGEST_OPTIONS, embedding: { provider: 'none' }, embeddingApiKey: '', pool: createIngestPool(DEFAULT_INGEST_OPTIONS, null) });
-    await recordConsent(seed, { host: 'api.example.com:443', model: 'emb', sources: [{ id: 's1', label: 'notes', path: notes, files: 1, blocks: 1, tokens: 5 }], files: 1, blocks: 1, tokens: 5, skipped: [] }, new Date(0));
+    await recordConsent(seed, { host: 'api.example.com:443', origin: endpointOrigin('https://api.example.com'), model: 'emb', sources: [{ id: 's1', label: 'notes', path: notes, files: 1, blocks: 1, tokens: 5 }], files: 1, blocks: 1, tokens: 5, skipped: [] }, new Date(0));
     conversationId = (await conversations(seed).create({ title: 'A title' })).id;
     const w = new TraceWriter(RUN_ID, seed.traceDir(RUN_ID), new Redactor());
     await w.close({ trace_id: '0'.repeat(32), mode: 'full', started_at: '2026-11-30T00:00:00.000Z', question: 'q', manifest: PLACEHOLDER_MANIFEST, release: { status: 'SUCCESS', reason: null }, stop_reason: null, counts: {}, tokens: { prompt: 0, completion: 0, embedding: 0 } });

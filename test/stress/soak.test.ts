@@ -27,7 +27,7 @@ const NOTES = 10;
 /** Small retention settings, so that both prunings run many times within the soak. */
 const TRACE_KEEP = 40;
 const SNAPSHOT_KEEP = 2;
-/** Runs whose outcome and events are kept on purpose, to measure what leaking one run per run costs. */
+/** Runs whose outcome, events and trace are kept on purpose, to measure what leaking one run per run costs. */
 const LEAK_RUNS = 40;
 /**
  * Bytes per run the heap may grow by over the window. Measured without a leak: -1.4 to +1.0 KB per

@@ -25,6 +25,7 @@ function readLog(file: string): TrialRecord[] {
     });
 }
 
+const rowCount = (n: number) => `${n} ${n === 1 ? 'row' : 'rows'}`;
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function renderReport(records: TrialRecord[], meta: { commit: string; date: string }): string {
@@ -45,13 +46,13 @@ export function renderReport(records: TrialRecord[], meta: { commit: string; dat
     'Each row is a fault or hostile input a test tried; a test records its row only after its assertions passed,',
     'so a fault that broke a promise fails the run instead of appearing here.',
     '',
-    `${sorted.length} faults, ${total} trials in all; data lost: ${lost.length === 0 ? 'none' : `${lost.length} rows`}.`,
+    `${sorted.length} faults, ${total} trials in all; data lost: ${lost.length === 0 ? 'none' : `none in ${rowCount(sorted.length - lost.length)}; in ${rowCount(lost.length)}: ${[...new Set(lost.map((r) => r.data_lost))].join('; ')}`}.`,
     '',
-    '| area | faults | trials |',
-    '|---|---:|---:|',
+    '| area | faults | trials | rows with data lost |',
+    '|---|---:|---:|---:|',
     ...areas.map((a) => {
       const of = sorted.filter((r) => r.area === a);
-      return `| ${cell(a)} | ${of.length} | ${of.reduce((n, r) => n + r.trials, 0)} |`;
+      return `| ${cell(a)} | ${of.length} | ${of.reduce((n, r) => n + r.trials, 0)} | ${of.filter((r) => r.data_lost !== 'none').length} |`;
     }),
   ];
   for (const a of areas) {

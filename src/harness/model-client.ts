@@ -2,6 +2,7 @@ import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai'
 import { z } from 'zod';
 import { type FailureKind, type ProviderFailure, ProviderEndpoint, bodyErrorKind, connectionFailure, errorInBody, httpKind, networkErrorCode, serviceCode, serviceMessage } from '../common/provider-failure';
 import { DocQaError } from '../common/errors';
+import { AbortScope } from '../common/abort-scope';
 import { RetryPolicy, retryAfterMs } from '../common/retry-policy';
 
 export const DEFAULT_CHAT_BASE_URL = 'https://api.deepseek.com';
@@ -173,11 +174,11 @@ export class ChatClient {
 
   async complete(messages: readonly ChatMessage[], opts: CompleteOptions = {}): Promise<ChatResult> {
     const { config, where } = this;
-    const deadline = new AbortController();
+    const scope = new AbortScope(opts.signal);
     let why: 'idle' | 'total' | null = null;
     const expire = (kind: 'idle' | 'total') => {
       why ??= kind;
-      deadline.abort(new Error(`${kind} deadline`));
+      scope.abort(new Error(`${kind} deadline`));
     };
     const total = setTimeout(() => expire('total'), config.total_timeout_ms);
     let idle = setTimeout(() => expire('idle'), config.idle_timeout_ms);
@@ -185,7 +186,7 @@ export class ChatClient {
       clearTimeout(idle);
       idle = setTimeout(() => expire('idle'), config.idle_timeout_ms);
     };
-    const signal = opts.signal ? AbortSignal.any([opts.signal, deadline.signal]) : deadline.signal;
+    const signal = scope.signal;
     let content = '';
     let reasoning = '';
     let finish: string | null = null;
@@ -235,6 +236,7 @@ export class ChatClient {
     } finally {
       clearTimeout(total);
       clearTimeout(idle);
+      scope.dispose();
     }
     if (opts.signal?.aborted) throw opts.signal.reason;
     if (why) throw chatError(where, why === 'total' ? 'total_timeout' : 'idle_timeout', `the model stream was cut by the ${why} deadline`, true, null, null, null, streamed());

@@ -6,6 +6,7 @@ import { DataDir } from '../../src/common/data-dir';
 import { readActiveId } from '../../src/index/store/snapshot-store';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { tempDir } from '../helpers';
+import { recordTrials } from '../reliability/trials';
 import { type Run, assertStoreSound, mulberry32, runCli, strayTempFiles } from './crash-helpers';
 
 /**
@@ -65,7 +66,7 @@ describe('crash safety: SIGKILL loops and refused writes', () => {
   }
 
   it(`a snapshot build, killed ${ROUNDS} times: the previous snapshot stays active; the next build finishes and leaves nothing half-built`, async (t) => {
-    const { finished } = await killLoop(t, 'build', 20261201, () => ['index', '--yes', '--json'], (round) => {
+    const { killed, finished } = await killLoop(t, 'build', 20261201, () => ['index', '--yes', '--json'], (round) => {
       // Something new to embed each round, so the build is doing real work when it dies.
       fs.writeFileSync(path.join(notes, 'n1.md'), `# Note 1\n\nRevision ${round}: the keyword marker1 moved here.\n`);
     });
@@ -73,6 +74,7 @@ describe('crash safety: SIGKILL loops and refused writes', () => {
     assert.deepEqual([summary.documents, summary.activated], [60, true]);
     assert.equal(await readActiveId(new DataDir(store)), summary.snapshot_id);
     assert.deepEqual(fs.readdirSync(path.join(store, 'snapshots')).filter((n) => /\.(building|deleting)$/.test(n)), []);
+    recordTrials({ area: 'crash', fault: 'SIGKILL during docqa index (a changed note each round)', trials: ROUNDS, outcome: `${killed} killed mid-way; the previous snapshot stays active and answers; the next build finishes, nothing half-built left` }, __filename);
   });
 
   it(`an activation, killed ${ROUNDS} times: the pointer always names one of the two snapshots, whole`, async (t) => {
@@ -81,12 +83,13 @@ describe('crash safety: SIGKILL loops and refused writes', () => {
     const list = JSON.parse((await runCli(env, ['snapshots', '--json'])).stdout) as Array<{ id: string; state: string }>;
     const ids = list.filter((s) => s.state === 'ready').slice(0, 2).map((s) => s.id);
     assert.equal(ids.length, 2);
-    await killLoop(t, 'activate', 20261202, (round) => ['snapshots', 'activate', ids[(round + 2) % 2]!]);
+    const { killed } = await killLoop(t, 'activate', 20261202, (round) => ['snapshots', 'activate', ids[(round + 2) % 2]!]);
     assert.equal(await readActiveId(new DataDir(store)), ids[0], 'the last, unkilled activation (round 50) holds');
+    recordTrials({ area: 'crash', fault: 'SIGKILL during docqa snapshots activate', trials: ROUNDS, outcome: `${killed} killed mid-way; active.json always whole, naming one of the two; the last activation holds` }, __filename);
   });
 
   it(`a question, killed ${ROUNDS} times while it writes its trace: traces still list and show; the next question is traced whole`, async (t) => {
-    const { finished } = await killLoop(t, 'ask', 20261203, () => ['ask', 'Where does marker42 appear?', '--json', '--trace', 'full']);
+    const { killed, finished } = await killLoop(t, 'ask', 20261203, () => ['ask', 'Where does marker42 appear?', '--json', '--trace', 'full']);
     const out = JSON.parse(finished.stdout) as { run_id: string; release: { status: string }; trace: { partial: boolean } };
     assert.deepEqual([out.release.status, out.trace.partial], ['SUCCESS', false]);
     const listed = await runCli(env, ['trace', 'list', '--json']);
@@ -95,6 +98,7 @@ describe('crash safety: SIGKILL loops and refused writes', () => {
     assert.ok(runs.some((r) => r.run_id === out.run_id));
     // Every run that left anything behind can still be shown.
     for (const r of runs.slice(0, 12)) assert.equal((await runCli(env, ['trace', 'show', r.run_id])).code, 0, r.run_id);
+    recordTrials({ area: 'crash', fault: 'SIGKILL during docqa ask --trace full (the trace write)', trials: ROUNDS, outcome: `${killed} killed mid-way; traces list and show; the next question is traced whole`, data_lost: "a killed run's own trace (partial or none)" }, __filename);
   });
 
   it(`the source registry, killed ${ROUNDS} times while a source is added or removed: it always reads whole, the first source kept`, async (t) => {
@@ -102,9 +106,10 @@ describe('crash safety: SIGKILL loops and refused writes', () => {
     fs.writeFileSync(path.join(extra, 'extra.md'), '# Extra\n\nAn extra folder.\n');
     // Remove when the last run got as far as adding it, else add: every unkilled run has work to do.
     const registered = () => fs.existsSync(path.join(store, 'sources.json')) && fs.readFileSync(path.join(store, 'sources.json'), 'utf8').includes(JSON.stringify(extra));
-    await killLoop(t, 'sources', 20261204, () => (registered() ? ['sources', 'remove', extra] : ['sources', 'add', extra]));
+    const { killed } = await killLoop(t, 'sources', 20261204, () => (registered() ? ['sources', 'remove', extra] : ['sources', 'add', extra]));
     const sources = JSON.parse((await runCli(env, ['sources', 'list', '--json'])).stdout) as Array<{ path: string }>;
     assert.ok(sources.some((s) => s.path === notes), 'the first source is still there');
+    recordTrials({ area: 'crash', fault: 'SIGKILL during docqa sources add / remove', trials: ROUNDS, outcome: `${killed} killed mid-way; sources.json always whole; the first source kept` }, __filename);
   });
 
   it('the temporary files those kills left beside atomic writes are swept by the next build once stale', async () => {
@@ -121,6 +126,7 @@ describe('crash safety: SIGKILL loops and refused writes', () => {
     const r = await runCli(env, ['index', '--yes', '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(strayTempFiles(store).filter((f) => !f.startsWith('traces')), [], `left: ${strays.join(', ')}`);
+    recordTrials({ area: 'crash', fault: 'temporary files left by killed atomic writes', trials: strays.length, outcome: 'swept by the next build once stale' }, __filename);
   });
 
   for (const code of ['ENOSPC', 'EIO'] as const) {
@@ -145,6 +151,7 @@ describe('crash safety: SIGKILL loops and refused writes', () => {
       assert.equal((JSON.parse(healthy.stdout) as { activated: boolean }).activated, true);
       assert.deepEqual(fs.readdirSync(path.join(store, 'snapshots')).filter((n) => /\.(building|deleting)$/.test(n)), []);
       assert.deepEqual(strayTempFiles(store).filter((f) => !strays.includes(f)), [], 'a refused atomic write removes its temporary file');
+      recordTrials({ area: 'disk', fault: `${code} at the file layer during a build, at 12 moments`, trials: 12, outcome: `${refused} refused with exit 1 and the error in words, the active snapshot untouched; the next build recovers; no temporary file left` }, __filename);
     });
   }
 });

@@ -14,6 +14,7 @@ import { DataDir } from '../../src/common/data-dir';
 import { DEFAULT_INGEST_OPTIONS, type Document } from '../../src/index/model';
 import { loadSnapshot, readActiveId } from '../../src/index/store/snapshot-store';
 import { FakeOpenAIServer } from '../fakes/openai-server';
+import { recordTrials } from '../reliability/trials';
 import { CodeServer, QUIET_SETTINGS, endJourney, dataDirOf, type Profile, extensionActivations, extensionHostStarted, installExtension, listExtensions, makeProfile, userSettings } from './lib/code-server';
 import { packZhCnLanguagePack } from './lib/language-pack';
 import { ROOT, packagedVsix } from './lib/paths';
@@ -245,6 +246,7 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         await statusBarItem(page, 'DocQA: partial, 1 failed').waitFor();
         assert.ok(fake.requests.some((r) => r.path === '/v1/embeddings' && (r.body.input as string[]).length > 0), 'the blocks were embedded');
         assert.ok(!fake.embeddedInputs.join('\n').includes(PLANTED_KEY), 'the planted key never reached an embedding request');
+        recordTrials({ area: 'egress', fault: 'a .env with a key in the workspace, built from VS Code', trials: 1, outcome: 'listed as not read in the confirmation; the key in no embedding request' }, __filename);
       });
 
       await journey.step('the Sources view lists the workspace folder with its documents, the Snapshots view the active snapshot', async () => {
@@ -392,15 +394,21 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
       });
 
       await journey.step('the keys are on no disk (user-data folder, data directory) and in no request body (prompts, embedding inputs)', async () => {
+        let files = 0;
         for (const dir of [profile!.root]) {
           for (const f of fs.readdirSync(dir, { recursive: true }) as string[]) {
             const p = path.join(dir, f);
-            if (fs.statSync(p).isFile() && fs.statSync(p).size < 50_000_000) assert.ok(!fs.readFileSync(p).includes(CHAT_KEY), `${f} holds the key`);
+            if (fs.statSync(p).isFile() && fs.statSync(p).size < 50_000_000) {
+              assert.ok(!fs.readFileSync(p).includes(CHAT_KEY), `${f} holds the key`);
+              files++;
+            }
           }
         }
         // Nor in any prompt or embedding input: only the Authorization header carries it.
         assert.ok(fake.requests.length > 0);
         for (const r of fake.requests) assert.ok(!JSON.stringify(r.body).includes(CHAT_KEY), `a ${r.path} request body holds the key`);
+        recordTrials({ area: 'egress', fault: 'both API keys after a whole VS Code journey: every file of the profile and data directory', trials: files, outcome: 'the key is in no file' }, __filename);
+        recordTrials({ area: 'egress', fault: 'both API keys in the requests of a whole VS Code journey', trials: fake.requests.length, outcome: 'only in the Authorization header; in no prompt and no embedding input' }, __filename);
       });
       passed = true;
     } finally {

@@ -11,6 +11,7 @@ import { NO_FOLDER_KEY, checkWorkspaceKey, workspaceKey } from '../../src/app/co
 import { DataDir } from '../../src/common/data-dir';
 import type { AgentResult } from '../../src/harness/agent-result';
 import { fixture, tempDir } from '../helpers';
+import { recordTrials } from '../reliability/trials';
 
 const WS = workspaceKey(['/home/learner/biology']);
 const fixedClock = (iso: string) => ({ now: () => new Date(iso) });
@@ -157,5 +158,6 @@ describe('the conversation store', () => {
     assert.deepEqual(turns.map((t) => t.turn_id), Array.from({ length: 56 }, (_, i) => `t${i + 1}`));
     for (const tag of ['left', 'right']) assert.deepEqual(turns.filter((t) => t.question.startsWith(tag)).map((t) => t.question), Array.from({ length: 25 }, (_, i) => `${tag} ${i}`), `${tag}: all, in order`);
     assert.equal(turns.filter((t) => t.question.startsWith('here')).length, 6);
+    recordTrials({ area: 'concurrency', fault: 'three processes appending turns to one conversation at once', trials: 56, outcome: 'all 56 turns kept, each writer\'s in order, ids t1…t56' }, __filename);
   });
 });

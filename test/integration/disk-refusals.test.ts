@@ -7,6 +7,7 @@ import { readActiveId } from '../../src/index/store/snapshot-store';
 import { assertStoreSound, runCli, strayTempFiles } from '../crash/crash-helpers';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { tempDir } from '../helpers';
+import { recordTrials } from '../reliability/trials';
 
 /**
  * A disk that refuses writes (issue 24 item 2): full (ENOSPC), failing (EIO) or read-only (EROFS),
@@ -52,6 +53,8 @@ describe('a disk that refuses writes', () => {
       assert.equal(fs.readFileSync(path.join(store, 'sources.json'), 'utf8'), sourcesBefore);
       await assertStoreSound(store, 'marker42', code);
       assert.deepEqual(strayTempFiles(store).filter((f) => !strays.includes(f)), []);
+      recordTrials({ area: 'disk', fault: `${code} while a question writes its trace`, trials: 1, outcome: 'the answer is given; the trace is marked partial with a warning', data_lost: "that run's trace" }, __filename);
+      recordTrials({ area: 'disk', fault: `${code} while a source is added`, trials: 1, outcome: 'exit 1, "cannot write …sources.json"; the registry byte for byte as it was' }, __filename);
     });
   }
 
@@ -73,5 +76,6 @@ describe('a disk that refuses writes', () => {
     await assertStoreSound(store, 'marker42', 'read-only');
     // Writable again: everything works without a repair step.
     assert.equal((await runCli(env, ['index', '--yes', '--json'])).code, 0);
+    recordTrials({ area: 'disk', fault: 'a read-only data directory (EROFS): ask, index, sources add', trials: 3, outcome: 'ask answers (trace partial); index and sources add refused in words; nothing written; writable again, the next build works' }, __filename);
   });
 });

@@ -7,6 +7,7 @@ import { AppSettings, fixedKeys } from '../../src/app/settings';
 import type { EgressPlan } from '../../src/index/store/egress-consent';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { tempDir } from '../helpers';
+import { recordTrials } from '../reliability/trials';
 import { makeCli } from './cli';
 
 const KEY = 'sk-egress-test-key';
@@ -95,6 +96,10 @@ describe('what leaves the machine: the first embedding build of a source asks, a
     await (await app.startBuild({ confirmEgress: async (p) => (asked.push(p), true) })).done;
     assert.deepEqual(asked.map((p) => [p.files, p.sources.map((s) => s.path)]), [[1, [more]]]);
     await app.close();
+    recordTrials({ area: 'egress', fault: 'the first embedding build of a source, declined', trials: 1, outcome: 'not one request sent; no snapshot' }, __filename);
+    recordTrials({ area: 'egress', fault: 'secret-looking files in a source (.env, deploy/id_rsa)', trials: 2, outcome: 'not read; listed as skipped in the confirmation and the snapshot' }, __filename);
+    recordTrials({ area: 'egress', fault: 'an AWS key and a private key planted in notes', trials: 2, outcome: 'those notes fail secret_content with the line; no key in any embedding request' }, __filename);
+    recordTrials({ area: 'egress', fault: 'a new source after consent to another', trials: 1, outcome: 'asked about the new source only' }, __filename);
   });
 
   it('keyword-only builds send nothing and ask nothing', async () => {
@@ -103,6 +108,7 @@ describe('what leaves the machine: the first embedding build of a source asks, a
     const r = await (await app.startBuild({ confirmEgress: async () => assert.fail('nothing is sent, so nothing is asked') })).done;
     assert.equal(r?.activated, true);
     await app.close();
+    recordTrials({ area: 'egress', fault: 'a keyword-only build', trials: 1, outcome: 'nothing sent, nothing asked' }, __filename);
   });
 
   it('the CLI asks on a terminal; without one it needs --yes and says what would be sent', async () => {
@@ -117,5 +123,6 @@ describe('what leaves the machine: the first embedding build of a source asks, a
     const ok = await cli.runAsync(['index', '--yes']);
     assert.equal(ok.code, 0, ok.stderr);
     assert.equal((await cli.runAsync(['index'])).code, 0, 'agreed once: later builds do not ask');
+    recordTrials({ area: 'egress', fault: 'docqa index without a terminal and without --yes', trials: 1, outcome: 'exit 2, says what would be sent where; nothing sent' }, __filename);
   });
 });

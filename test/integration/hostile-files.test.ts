@@ -9,6 +9,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, it } from 'node:test';
 import { tempDir } from '../helpers';
+import { recordTrials } from '../reliability/trials';
 import { makeCli } from './cli';
 
 interface Scan {
@@ -44,6 +45,8 @@ const WORDS = ['light', 'water', 'carbon', 'sugar', 'leaf'];
 type Expect = { ok: true; blocks?: number; minBlocks?: number; title?: string } | { ok: false; stage: string; code: string; message: RegExp };
 interface Case {
   name: string;
+  /** What is odd about it, for RELIABILITY.md. */
+  what: string;
   bytes: () => string | Buffer;
   expect: Expect;
 }
@@ -51,25 +54,26 @@ interface Case {
 /** The table: what each hostile file is, and what the code decides about it (see text-decode.ts). */
 const CASES: Case[] = [
   // Markdown nesting is bounded by markdown-it's nesting limit: the text stays, as flat prose blocks.
-  { name: 'nested-list.md', bytes: () => '# Deep list\n\n' + '- '.repeat(10_000) + 'deep item\n', expect: { ok: true, minBlocks: 1, title: 'Deep list' } },
-  { name: 'nested-quote.md', bytes: () => '# Deep quote\n\n' + '>'.repeat(10_000) + ' deep quote text\n', expect: { ok: true, minBlocks: 1, title: 'Deep quote' } },
-  { name: 'headings.md', bytes: () => Array.from({ length: 10_000 }, (_, i) => `${'#'.repeat((i % 6) + 1)} Heading ${i}\n\ntext ${i}\n`).join('\n'), expect: { ok: true, blocks: 10_000, title: 'Heading 0' } },
+  { name: 'nested-list.md', what: 'a list nested 10,000 levels deep (Markdown)', bytes: () => '# Deep list\n\n' + '- '.repeat(10_000) + 'deep item\n', expect: { ok: true, minBlocks: 1, title: 'Deep list' } },
+  { name: 'nested-quote.md', what: 'a quote nested 10,000 levels deep (Markdown)', bytes: () => '# Deep quote\n\n' + '>'.repeat(10_000) + ' deep quote text\n', expect: { ok: true, minBlocks: 1, title: 'Deep quote' } },
+  { name: 'headings.md', what: '10,000 headings (Markdown)', bytes: () => Array.from({ length: 10_000 }, (_, i) => `${'#'.repeat((i % 6) + 1)} Heading ${i}\n\ntext ${i}\n`).join('\n'), expect: { ok: true, blocks: 10_000, title: 'Heading 0' } },
   // 50 MB on one line (under the 64 MB max_file_bytes): cut into blocks, not one 50 MB block.
-  { name: 'one-line.txt', bytes: () => 'word '.repeat(10 * 1024 * 1024), expect: { ok: true, minBlocks: 10_000 } },
-  { name: 'nul.md', bytes: () => '# NUL\n\nbefore\u0000after\n', expect: { ok: false, stage: 'decode', code: 'binary', message: /NUL bytes: binary data, not text/ } },
+  { name: 'one-line.txt', what: 'a 50 MB file on one line', bytes: () => 'word '.repeat(10 * 1024 * 1024), expect: { ok: true, minBlocks: 10_000 } },
+  { name: 'nul.md', what: 'NUL bytes at the start', bytes: () => '# NUL\n\nbefore\u0000after\n', expect: { ok: false, stage: 'decode', code: 'binary', message: /NUL bytes: binary data, not text/ } },
   // The binary sniff reads the first 8 KB only: a NUL past it is kept as a character of the text.
-  { name: 'late-nul.md', bytes: () => '# Late NUL\n\n' + 'x'.repeat(9000) + '\u0000tail\n', expect: { ok: true, minBlocks: 1, title: 'Late NUL' } },
-  { name: 'bad-utf8.md', bytes: () => Buffer.concat([Buffer.from('# Bad\n\n'), Buffer.from([0xc3, 0x28, 0xff, 0xfe, 0x80]), Buffer.from(' text\n')]), expect: { ok: false, stage: 'decode', code: 'encoding', message: /not valid UTF-8.*re-save the file as UTF-8/ } },
+  { name: 'late-nul.md', what: 'a NUL byte past the first 8 KB', bytes: () => '# Late NUL\n\n' + 'x'.repeat(9000) + '\u0000tail\n', expect: { ok: true, minBlocks: 1, title: 'Late NUL' } },
+  { name: 'bad-utf8.md', what: 'invalid UTF-8', bytes: () => Buffer.concat([Buffer.from('# Bad\n\n'), Buffer.from([0xc3, 0x28, 0xff, 0xfe, 0x80]), Buffer.from(' text\n')]), expect: { ok: false, stage: 'decode', code: 'encoding', message: /not valid UTF-8.*re-save the file as UTF-8/ } },
   // A lone surrogate encoded as UTF-8 (ED A0 80) is invalid UTF-8: nothing is decoded lossily.
-  { name: 'lone-surrogate.md', bytes: () => Buffer.concat([Buffer.from('# Lone\n\nbefore '), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from(' after\n')]), expect: { ok: false, stage: 'decode', code: 'encoding', message: /not valid UTF-8/ } },
+  { name: 'lone-surrogate.md', what: 'a lone surrogate encoded in UTF-8', bytes: () => Buffer.concat([Buffer.from('# Lone\n\nbefore '), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from(' after\n')]), expect: { ok: false, stage: 'decode', code: 'encoding', message: /not valid UTF-8/ } },
   // Bidi controls are text: indexed as they are (the CLI's text output escapes them, JSON keeps them).
-  { name: 'bidi.md', bytes: () => '# Bidi \u202eevil\u202c\n\nthe name gpj.exe \u202egpj.exe\u202c and \u2066isolate\u2069 text about bidirectional overrides\n', expect: { ok: true, blocks: 1, title: 'Bidi \u202eevil\u202c' } },
-  { name: 'new\nline.md', bytes: () => '# Newline name\n\nnewline name content zebra\n', expect: { ok: true, blocks: 1, title: 'Newline name' } },
-  { name: 'emoji 📚.md', bytes: () => '# Emoji name\n\nemoji name content giraffe\n', expect: { ok: true, blocks: 1, title: 'Emoji name' } },
-  { name: 'bad\nname.md', bytes: () => Buffer.from([0x23, 0x20, 0xff, 0xfe, 0xfd, 0x0a]), expect: { ok: false, stage: 'decode', code: 'encoding', message: /not valid UTF-8/ } },
-  { name: 'zero.pdf', bytes: () => '', expect: { ok: false, stage: 'read', code: 'empty', message: /file is empty \(0 bytes\)/ } },
+  { name: 'bidi.md', what: 'bidi override characters in the title and text', bytes: () => '# Bidi \u202eevil\u202c\n\nthe name gpj.exe \u202egpj.exe\u202c and \u2066isolate\u2069 text about bidirectional overrides\n', expect: { ok: true, blocks: 1, title: 'Bidi \u202eevil\u202c' } },
+  { name: 'new\nline.md', what: 'a file name with a newline', bytes: () => '# Newline name\n\nnewline name content zebra\n', expect: { ok: true, blocks: 1, title: 'Newline name' } },
+  { name: 'emoji 📚.md', what: 'a file name with an emoji', bytes: () => '# Emoji name\n\nemoji name content giraffe\n', expect: { ok: true, blocks: 1, title: 'Emoji name' } },
+  { name: 'bad\nname.md', what: 'a file name with a newline, and invalid UTF-8 inside', bytes: () => Buffer.from([0x23, 0x20, 0xff, 0xfe, 0xfd, 0x0a]), expect: { ok: false, stage: 'decode', code: 'encoding', message: /not valid UTF-8/ } },
+  { name: 'zero.pdf', what: 'a zero-byte PDF', bytes: () => '', expect: { ok: false, stage: 'read', code: 'empty', message: /file is empty \(0 bytes\)/ } },
   {
     name: 'pages-5000.pdf',
+    what: 'a 5,000-page PDF',
     bytes: () => pdf(Array.from({ length: 5000 }, (_, i) => [`Chapter ${i + 1}: ${WORDS[i % 5]} ${'abcdefghij'.slice(i % 7)} study`, `The ${i}th note says chlorophyll ${i % 3 ? 'absorbs' : 'reflects'} light number ${i * 7}.`])),
     expect: { ok: true, minBlocks: 1000 },
   },
@@ -126,12 +130,16 @@ describe('hostile and odd files', () => {
       const hits = cli.json<{ total_count: number }>(['tool', 'scan_term', JSON.stringify({ term })]);
       assert.ok(hits.total_count >= 1, term);
     }
+    for (const c of CASES) {
+      const outcome = c.expect.ok ? 'indexed on its own; the build activates' : `fails alone (${c.expect.stage}/${c.expect.code}) with a reason in words; the build activates`;
+      recordTrials({ area: 'hostile input', fault: c.what, trials: 1, outcome }, __filename);
+    }
   });
 
   it('a PDF that keeps the parser busy past ingest.max_document_ms fails too_slow; its worker is replaced and the rest is indexed', async () => {
     // 20 million text operators behind a 230 KB Flate stream: pdf.js works on it for ~30 s.
-    const balloon: Case = { name: 'balloon.pdf', bytes: () => pdf([['x']], Buffer.from('BT /F1 12 Tf 72 700 Td ' + '(ab) Tj '.repeat(20e6) + 'ET', 'latin1')), expect: { ok: false, stage: 'parse', code: 'too_slow', message: /parsing took longer than 3 s \(the ingest\.max_document_ms limit\), so it was stopped/ } };
-    const notes: Case[] = Array.from({ length: 6 }, (_, i) => ({ name: `note-${i}.md`, bytes: () => `# Note ${i}\n\nferns and mosses ${i}\n`, expect: { ok: true, blocks: 1, title: `Note ${i}` } }));
+    const balloon: Case = { name: 'balloon.pdf', what: 'a PDF that keeps the parser busy for ~30 s (20 million text operators)', bytes: () => pdf([['x']], Buffer.from('BT /F1 12 Tf 72 700 Td ' + '(ab) Tj '.repeat(20e6) + 'ET', 'latin1')), expect: { ok: false, stage: 'parse', code: 'too_slow', message: /parsing took longer than 3 s \(the ingest\.max_document_ms limit\), so it was stopped/ } };
+    const notes: Case[] = Array.from({ length: 6 }, (_, i) => ({ name: `note-${i}.md`, what: 'a plain note', bytes: () => `# Note ${i}\n\nferns and mosses ${i}\n`, expect: { ok: true, blocks: 1, title: `Note ${i}` } }));
     const cases = [balloon, ...notes];
     const cli = makeCli({ DOCQA_EMBEDDING_PROVIDER: 'none', DOCQA_MAX_DOCUMENT_MS: '3000' });
     const dir = tempDir();
@@ -148,5 +156,6 @@ describe('hostile and odd files', () => {
     assert.deepEqual(failed.map((f) => [path.basename(f.path), f.stage, f.code]), [['balloon.pdf', 'parse', 'too_slow']]);
     assert.match(failed[0]!.message, balloon.expect.ok ? /./ : balloon.expect.message);
     assert.equal(cli.json<{ total_count: number }>(['tool', 'scan_term', '{"term":"mosses"}']).total_count, 6);
+    recordTrials({ area: 'hostile input', fault: balloon.what, trials: 1, outcome: 'stopped at ingest.max_document_ms (parse/too_slow), its worker replaced; the other 6 notes indexed' }, __filename);
   });
 });

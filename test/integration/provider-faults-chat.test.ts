@@ -4,6 +4,7 @@ import { runAgent } from '../../src/harness/agent-loop';
 import { Budgets } from '../../src/harness/budget';
 import { ChatClient, ChatConfig } from '../../src/harness/model-client';
 import { type Fault, FakeOpenAIServer } from '../fakes/openai-server';
+import { recordTrials } from '../reliability/trials';
 import { type AgentSetup, recordingTracer, useAgentSetup } from './agent-setup';
 
 /**
@@ -115,6 +116,8 @@ describe('chat provider faults: every fault has one defined outcome, the run nev
         assert.match(r.release.detail!, /^The chat model deepseek-v4-flash at 127\.0\.0\.1:\d+ /);
       }
       assert.deepEqual(written, [], 'nothing was written to the console');
+      const outcome = row.outcome.status === 'SUCCESS' ? `SUCCESS with the model's answer, ${row.requests} requests` : `FAILED ${row.outcome.reason} after ${row.outcome.attempts} attempt(s), no answer`;
+      recordTrials({ area: 'provider faults', fault: `chat: ${row.fault}`, trials: 1, outcome }, __filename);
     });
   }
 });

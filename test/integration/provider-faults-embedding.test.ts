@@ -16,6 +16,7 @@ import { loadActiveSnapshot, readActiveId } from '../../src/index/store/snapshot
 import { queryEmbedderFor } from '../../src/tools/query-embedder';
 import { type Fault, FakeOpenAIServer } from '../fakes/openai-server';
 import { tempDir } from '../helpers';
+import { recordTrials } from '../reliability/trials';
 import { type AgentSetup, act, lastObservation, recordingTracer, useAgentSetup } from './agent-setup';
 
 /**
@@ -127,6 +128,7 @@ describe('embedding faults during an index build: never a half-built snapshot ac
         assert.deepEqual([r.activated, r.manifest.failed_documents, r.manifest.stats.embedding_requests], [true, [], 2]);
         assert.equal(active.manifest.id, r.manifest.id);
         assert.ok(hybridSearch(active.bm25, active.vectors, `marker${revision}`, null, 5).length > 0, 'the new text is searchable');
+        recordTrials({ area: 'provider faults', fault: `embeddings, during a build: ${row.fault}`, trials: 1, outcome: 'retried once; the build activates' }, __filename);
         return;
       }
       assert.equal(r.activated, false, 'a snapshot that lost a document to the endpoint is not activated');
@@ -137,6 +139,7 @@ describe('embedding faults during an index build: never a half-built snapshot ac
       assert.match(message, /^The embedding model fake-embed at 127\.0\.0\.1:\d+ /);
       assert.match(message, row.fails);
       assert.ok(!message.includes(KEY));
+      recordTrials({ area: 'provider faults', fault: `embeddings, during a build: ${row.fault}`, trials: 1, outcome: `the document fails in words after ${row.requests} request(s); the new snapshot is not activated, the previous one stays active` }, __filename);
     });
   }
 });
@@ -183,6 +186,7 @@ describe('embedding faults during a question: one retry in all, then FAILED in w
         assert.equal(observed, 'hits');
         assert.deepEqual([r.release.status, r.citations.length, r.ledger.retries], ['SUCCESS', 1, 1]);
         if (row.delay !== undefined) assert.deepEqual(rec.spans('retry').map((x) => [x.name, x.attributes.delay_ms]), [['retry query embedding', row.delay]]);
+        recordTrials({ area: 'provider faults', fault: `embeddings, during a question: ${row.fault}`, trials: 1, outcome: 'the search retried once; SUCCESS with a verified citation' }, __filename);
         return;
       }
       assert.equal(observed, 'upstream_unavailable retryable=false');
@@ -191,6 +195,7 @@ describe('embedding faults during a question: one retry in all, then FAILED in w
       assert.match(r.release.detail!, row.fails);
       assert.match(r.release.detail!, /The model's answer cited nothing verified, so it is not given\.$/);
       assert.equal(r.release.failure?.provider, 'embedding');
+      recordTrials({ area: 'provider faults', fault: `embeddings, during a question: ${row.fault}`, trials: 1, outcome: `FAILED UPSTREAM_UNAVAILABLE after ${row.requests} request(s); the uncited answer is withheld` }, __filename);
     });
   }
 
@@ -206,5 +211,6 @@ describe('embedding faults during a question: one retry in all, then FAILED in w
     const r = await runAgent({ question: 'How do I look at cells?', snapshot, model, bundle: t.bundle, budgets: Budgets.parse({}), embedQuery: queryEmbedderFor(snapshot.manifest.embedding, { ...embedding, retry_delay_ms: 10 }, KEY) });
     assert.deepEqual([r.release.status, r.citations.length], ['SUCCESS', 1]);
     assert.match(r.answer!, /\n\n\(Note: a search could not run, so this answer may miss something: The embedding model fake at 127\.0\.0\.1:\d+ failed on its side \(HTTP 503: “service unavailable: the server is overloaded”\), after 2 attempts\. Wait a little and try again\.\)$/);
+    recordTrials({ area: 'provider faults', fault: 'embeddings, during a question: 503 twice, the answer citing blocks another tool read', trials: 1, outcome: 'SUCCESS with the failed search named in a note' }, __filename);
   });
 });

@@ -11,6 +11,7 @@ import { PauseGate } from '../../src/index/ingest/pause-gate';
 import { readActiveId } from '../../src/index/store/snapshot-store';
 import { addSources } from '../../src/index/sources/sources';
 import { tempDir } from '../helpers';
+import { recordTrials } from '../reliability/trials';
 
 describe('data directory locks', () => {
   it('two holders of the same lock never overlap; the second waits for the first', async () => {
@@ -29,6 +30,7 @@ describe('data directory locks', () => {
     await Promise.all([hold('a', 150), hold('b', 10)]);
     assert.deepEqual(events, ['a in', 'a out', 'b in', 'b out']);
     assert.equal(fs.existsSync(path.join(dir.root, 'build.lock')), false, 'released');
+    recordTrials({ area: 'concurrency', fault: 'two holders of the build lock at once', trials: 1, outcome: 'never overlap; the second waits' }, __filename);
   });
 
   it('different locks do not wait for each other', async () => {
@@ -53,6 +55,7 @@ describe('data directory locks', () => {
     fs.writeFileSync(path.join(dir.root, 'build.lock.owner'), JSON.stringify({ pid: 999_999, host: os.hostname() }));
     const owner = await withStoreLock(dir, async () => JSON.parse(fs.readFileSync(path.join(dir.root, 'build.lock.owner'), 'utf8')) as { pid: number }, 'build');
     assert.equal(owner.pid, process.pid);
+    recordTrials({ area: 'concurrency', fault: 'a lock left by a process that died', trials: 1, outcome: 'taken over at once' }, __filename);
   });
 
   // proper-lockfile's default threw from its refresh timer here, which crashed the process (the test
@@ -77,6 +80,7 @@ describe('data directory locks', () => {
     assert.equal(outcome, 'store_locked');
     // The next holder gets the lock as usual.
     assert.equal(await withStoreLock(dir, async () => 'again', 'build'), 'again');
+    recordTrials({ area: 'concurrency', fault: 'a lock lost while held (its folder removed)', trials: 1, outcome: 'reported to the holder as store_locked; the process does not crash' }, __filename);
   });
 
   it('a build whose lock was lost while it ran commits nothing: the active snapshot and the registry stay as they were', { timeout: 20_000 }, async () => {
@@ -110,5 +114,6 @@ describe('data directory locks', () => {
     assert.equal(await readActiveId(dir), first);
     assert.equal(fs.readFileSync(dir.documentsFile, 'utf8'), registry);
     assert.deepEqual(fs.readdirSync(dir.snapshotsDir), [first]);
+    recordTrials({ area: 'concurrency', fault: 'a build whose lock was lost while it ran', trials: 1, outcome: 'commits nothing: the active snapshot and the registry stay as they were' }, __filename);
   });
 });

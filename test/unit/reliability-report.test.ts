@@ -12,16 +12,17 @@ describe('RELIABILITY.md from the trial log', () => {
       { commit: 'abc1234', date: '2026-12-01' },
     );
     assert.match(md, /3 faults, 54 trials in all; data lost: none\./);
-    assert.match(md, /\| crash \| 1 \| 50 \|/);
-    assert.match(md, /\| soak \| 2 \| 4 \|/);
+    assert.match(md, /\| crash \| 1 \| 50 \| 0 \|/);
+    assert.match(md, /\| soak \| 2 \| 4 \| 0 \|/);
     assert.match(md, /\| SIGKILL during a build \| 50 \| previous snapshot active \| none \|/);
     assert.match(md, /\| a \\\| pipe \| 1 \|/);
     assert.ok(md.indexOf('## crash') < md.indexOf('## soak'));
     assert.ok(md.indexOf('a \\| pipe') < md.indexOf('| b |'));
   });
 
-  it('counts rows that lost data instead of hiding them', () => {
-    const md = renderReport([rec({ data_lost: 'one chat turn' })], { commit: 'x', date: 'd' });
-    assert.match(md, /data lost: 1 rows\./);
+  it('counts rows that lost data and says what they lost, instead of hiding them', () => {
+    const md = renderReport([rec({ data_lost: 'one chat turn' }), rec({ fault: 'other', data_lost: 'one chat turn' }), rec({ fault: 'third' })], { commit: 'x', date: 'd' });
+    assert.match(md, /data lost: none in 1 row; in 2 rows: one chat turn\./);
+    assert.match(md, /\| crash \| 3 \| 150 \| 2 \|/);
   });
 });

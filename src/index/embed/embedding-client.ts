@@ -2,6 +2,7 @@ import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai'
 import { z } from 'zod';
 import { type FailureKind, type ProviderFailure, ProviderEndpoint, bodyErrorKind, connectionFailure, errorInBody, httpKind, networkErrorCode, serviceCode, serviceMessage } from '../../common/provider-failure';
 import { DocQaError, errorMessage } from '../../common/errors';
+import { AbortScope } from '../../common/abort-scope';
 import { RetryPolicy, decideRetry, retryAfterMs, retryAfterWords, sleep } from '../../common/retry-policy';
 import { countTokens } from '../../common/tokenizer';
 
@@ -170,8 +171,12 @@ export class EmbeddingClient {
   }
 
   private async request(texts: string[], signal?: AbortSignal): Promise<{ vectors: Float32Array[]; tokens: number; estimated: boolean; model: string | null }> {
-    const deadline = AbortSignal.timeout(this.config.timeout_ms);
-    const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    const scope = new AbortScope(signal);
+    let timedOut = false;
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      scope.abort(new Error('embedding request deadline'));
+    }, this.config.timeout_ms);
     let raw: unknown;
     try {
       raw = await this.client.embeddings.create(
@@ -181,13 +186,16 @@ export class EmbeddingClient {
           encoding_format: 'float',
           ...(this.config.dimensions !== null ? { dimensions: this.config.dimensions } : {}),
         },
-        { signal: combined },
+        { signal: scope.signal },
       );
     } catch (err) {
-      if (err instanceof APIUserAbortError && deadline.aborted && !signal?.aborted) {
+      if (err instanceof APIUserAbortError && timedOut && !signal?.aborted) {
         throw embeddingError(this.where, 'timeout', `embedding request took longer than ${this.config.timeout_ms} ms`, true, null);
       }
       throw err;
+    } finally {
+      clearTimeout(deadline);
+      scope.dispose();
     }
     // An error object sent with HTTP 200 (some proxies do): the service's words, not "unexpected shape".
     const inBody = errorInBody(raw);

@@ -98,7 +98,7 @@ describe('crash safety: SIGKILL loops and refused writes', () => {
     assert.ok(runs.some((r) => r.run_id === out.run_id));
     // Every run that left anything behind can still be shown.
     for (const r of runs.slice(0, 12)) assert.equal((await runCli(env, ['trace', 'show', r.run_id])).code, 0, r.run_id);
-    recordTrials({ area: 'crash', fault: 'SIGKILL during docqa ask --trace full (the trace write)', trials: ROUNDS, outcome: `${killed} killed mid-way; traces list and show; the next question is traced whole`, data_lost: "a killed run's own trace (partial or none)" }, __filename);
+    recordTrials({ area: 'crash', fault: 'SIGKILL during docqa ask --trace full (the trace write)', trials: ROUNDS, outcome: `${killed} killed mid-way; the killed run's own trace is partial or absent (nothing earlier is touched); traces list and show; the next question is traced whole` }, __filename);
   });
 
   it(`the source registry, killed ${ROUNDS} times while a source is added or removed: it always reads whole, the first source kept`, async (t) => {

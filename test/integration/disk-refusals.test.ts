@@ -53,7 +53,7 @@ describe('a disk that refuses writes', () => {
       assert.equal(fs.readFileSync(path.join(store, 'sources.json'), 'utf8'), sourcesBefore);
       await assertStoreSound(store, 'marker42', code);
       assert.deepEqual(strayTempFiles(store).filter((f) => !strays.includes(f)), []);
-      recordTrials({ area: 'disk', fault: `${code} while a question writes its trace`, trials: 1, outcome: 'the answer is given; the trace is marked partial with a warning', data_lost: "that run's trace" }, __filename);
+      recordTrials({ area: 'disk', fault: `${code} while a question writes its trace`, trials: 1, outcome: "the answer is given; that run's own trace is marked partial with a warning (nothing earlier is touched)" }, __filename);
       recordTrials({ area: 'disk', fault: `${code} while a source is added`, trials: 1, outcome: 'exit 1, "cannot write …sources.json"; the registry byte for byte as it was' }, __filename);
     });
   }

@@ -20,11 +20,16 @@ describe('the layout migration, interrupted', () => {
 
   it('SIGKILL at 30 random moments of the migration', async () => {
     const random = mulberry32(248);
+    // Kill moments within how long an unkilled upgrade takes here (measured first): fixed delays were all
+    // too late on an idle machine (2 of 30 killed) and all early on a loaded one. The first 30% is mostly
+    // Node starting, so the moments are drawn from the rest.
+    const timing = await runCli(statusEnv(copyFixture().data), ['data', 'status']);
+    assert.equal(timing.code, 0, timing.stderr);
     let killed = 0;
     for (let i = 0; i < 30; i++) {
       const { data } = copyFixture();
       const hashes = treeHashes(data);
-      const r = await runCli(statusEnv(data), ['data', 'status'], { killAfterMs: 100 + Math.floor(random() * 700) });
+      const r = await runCli(statusEnv(data), ['data', 'status'], { killAfterMs: Math.floor(timing.ms * (0.3 + 0.7 * random())) });
       if (r.signal === 'SIGKILL') killed++;
       const now = treeHashes(data);
       for (const [rel, hash] of hashes) assert.equal(now.get(rel), hash, `round ${i}: ${rel} changed`);

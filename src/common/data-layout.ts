@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { DataDir } from './data-dir';
 import { StoreError } from './errors';
-import { readVersioned, writeVersioned } from './json-file';
+import { parseOrCorrupt, readVersioned, writeVersioned } from './json-file';
 
 /**
  * The data directory's layout version, in `layout.json`: which files make up the directory, beyond
@@ -42,12 +42,8 @@ export async function readLayout(dir: DataDir): Promise<{ layout: number; marker
   if (typeof marker.layout === 'number' && marker.layout > DATA_LAYOUT_VERSION) {
     throw new StoreError('store_future_version', `${file} says the data directory has layout ${marker.layout}, newer than this DocQA understands (${DATA_LAYOUT_VERSION}); upgrade DocQA (nothing in it was changed)`);
   }
-  const parsed = LayoutMarker.safeParse(marker);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new StoreError('store_corrupt', `${file} does not match its schema at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
-  }
-  return { layout: parsed.data.layout, marker: parsed.data };
+  const parsed = parseOrCorrupt(file, LayoutMarker, marker);
+  return { layout: parsed.layout, marker: parsed };
 }
 
 /** The switch of a migration (and the birth certificate of a new directory): one atomic replace. */

@@ -24,9 +24,17 @@ export async function readVersioned<T extends z.ZodType>(file: string, currentVe
   }
   const version = (data as { formatVersion?: unknown } | null)?.formatVersion;
   if (typeof version !== 'number') throw new StoreError('store_corrupt', `${file} has no formatVersion`);
-  if (version > currentVersion) {
-    throw new StoreError('store_future_version', `${file} has formatVersion ${version}, newer than this DocQA understands (${currentVersion}); upgrade DocQA`);
-  }
+  if (version > currentVersion) throw futureVersion(file, version, currentVersion);
+  return parseOrCorrupt(file, schema, data);
+}
+
+/** The refusal of a file a newer DocQA wrote, for every reader (JSON files here, the embedding cache's meta). */
+export function futureVersion(file: string, version: number, currentVersion: number): StoreError {
+  return new StoreError('store_future_version', `${file} has formatVersion ${version}, newer than this DocQA understands (${currentVersion}); upgrade DocQA`);
+}
+
+/** `data` as `schema` says, or store_corrupt naming the file and the first place it does not match. */
+export function parseOrCorrupt<T extends z.ZodType>(file: string, schema: T, data: unknown): z.infer<T> {
   const parsed = schema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type DataDir, withStoreLock } from '../../common/data-dir';
-import { DATA_LAYOUT_VERSION, type LayoutMarker, readLayout, writeLayout } from '../../common/data-layout';
+import { DATA_LAYOUT_VERSION, LAYOUT_FORMAT_VERSION, type LayoutMarker, readLayout, writeLayout } from '../../common/data-layout';
 import { DocQaError, errorMessage } from '../../common/errors';
 import { loadActiveSnapshot } from '../../index/store/snapshot-store';
 import { STATE_FILES, type BackupRecord, createBackup, hashFiles, removeBackup, sweepPartialBackups } from './data-backup';
@@ -41,6 +41,9 @@ export function underAllLocks<T>(dir: DataDir, fn: () => Promise<T>): Promise<T>
   return withStoreLock(dir, () => withStoreLock(dir, () => withStoreLock(dir, fn, 'prompts'), 'store'), 'build');
 }
 
+/** The marker of a directory at this DocQA's layout, with how it got there (empty: born at it). */
+const atCurrentLayout = (migrations: LayoutMarker['migrations']): LayoutMarker => ({ formatVersion: LAYOUT_FORMAT_VERSION, layout: DATA_LAYOUT_VERSION, migrations });
+
 async function removeQuietly(files: readonly string[]): Promise<void> {
   for (const f of files) await fs.rm(f, { force: true }).catch(() => undefined);
 }
@@ -61,7 +64,7 @@ export async function openDataDir(dir: DataDir, o: OpenOptions): Promise<OpenOut
     // read-only or full disk would refuse). A disk that refuses even this: the first write says so.
     try {
       await dir.ensure();
-      await writeLayout(dir, { formatVersion: 1, layout: DATA_LAYOUT_VERSION, migrations: [] });
+      await writeLayout(dir, atCurrentLayout([]));
       return { kind: 'created', layout: DATA_LAYOUT_VERSION };
     } catch {
       return { kind: 'absent' };
@@ -73,7 +76,7 @@ export async function openDataDir(dir: DataDir, o: OpenOptions): Promise<OpenOut
     if (layout === DATA_LAYOUT_VERSION) return { kind: 'current', layout };
     await sweepPartialBackups(dir);
     if ((await entries(dir))!.length === 0) {
-      await writeLayout(dir, { formatVersion: 1, layout: DATA_LAYOUT_VERSION, migrations: [] });
+      await writeLayout(dir, atCurrentLayout([]));
       return { kind: 'created', layout: DATA_LAYOUT_VERSION };
     }
     return migrate(dir, layout, marker, o);
@@ -106,7 +109,7 @@ async function migrate(dir: DataDir, from: number, marker: LayoutMarker | null, 
       if (problem) throw new Error(`the active snapshot no longer loads: ${problem}`);
     }
     const record = { from, to: DATA_LAYOUT_VERSION, at: at.toISOString(), app_version: o.appVersion, backup: backup ? path.relative(dir.root, backup.folder) : null };
-    await writeLayout(dir, { formatVersion: 1, layout: DATA_LAYOUT_VERSION, migrations: [...(marker?.migrations ?? []), record] });
+    await writeLayout(dir, atCurrentLayout([...(marker?.migrations ?? []), record]));
   } catch (err) {
     await removeQuietly(written);
     if (backup) await removeBackup(dir, backup.folder);

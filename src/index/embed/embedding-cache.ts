@@ -6,6 +6,7 @@ import { SMALL_FILE_BYTES, writeDurable } from '../../common/durable-write';
 import { FileMemo } from '../ingest/file-memo';
 import { readFully, readFullySync } from '../../common/read-file';
 import { StoreError, errorMessage } from '../../common/errors';
+import { futureVersion } from '../../common/json-file';
 
 /**
  * Persistent embedding cache: an unchanged block is never embedded twice. One folder per
@@ -114,7 +115,7 @@ export class EmbeddingCache {
     }
     // A cache folder a newer DocQA arranged is not this one's to read or to add to (its meta would be replaced).
     if (typeof meta?.formatVersion === 'number' && meta.formatVersion > EMBEDDING_CACHE_FORMAT_VERSION) {
-      throw new StoreError('store_future_version', `${path.join(this.dir, 'meta.json')} has formatVersion ${meta.formatVersion}, newer than this DocQA understands (${EMBEDDING_CACHE_FORMAT_VERSION}); upgrade DocQA`);
+      throw futureVersion(path.join(this.dir, 'meta.json'), meta.formatVersion, EMBEDDING_CACHE_FORMAT_VERSION);
     }
     if (this.dims === null && typeof meta?.dims === 'number') this.dims = meta.dims;
     if (this.dims === null) return (this.segments = segments);

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { type Bm25Data, Bm25Index } from '../search/bm25-index';
 import type { DataDir } from '../../common/data-dir';
 import { DocQaError, StoreError, errorMessage } from '../../common/errors';
-import { readVersioned, writeVersioned } from '../../common/json-file';
+import { parseOrCorrupt, readVersioned, writeVersioned } from '../../common/json-file';
 import type { Document } from '../model';
 import { ActivePointer, SNAPSHOT_FORMAT_VERSION, SnapshotManifest } from './snapshot-manifest';
 import { type RowRun, readSegmentDocuments, readSegmentKeyword, scatterSegmentVectors, segmentDir } from './segment-store';
@@ -30,12 +30,7 @@ export async function readManifest(dir: DataDir, id: string): Promise<SnapshotMa
   if (raw.formatVersion < SNAPSHOT_FORMAT_VERSION) {
     throw new StoreError('store_old_version', `snapshot ${id} was written by an older DocQA (format ${raw.formatVersion}, now ${SNAPSHOT_FORMAT_VERSION}); run \`docqa index\` to build a current one, or delete it`);
   }
-  const parsed = SnapshotManifest.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new StoreError('store_corrupt', `${file} does not match its schema at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
-  }
-  return parsed.data;
+  return parseOrCorrupt(file, SnapshotManifest, raw);
 }
 
 /** Every finished snapshot (and builds in progress, as `building`), newest first. */

@@ -19,6 +19,37 @@ export async function writeDurable(file: string, content: string | Uint8Array): 
   else await writeFileAtomic(file, data, { fsync: true });
 }
 
+let piecesWritten = 0;
+
+/**
+ * Atomic, durable write of a large file made piece by piece, so that it is never whole in memory: a
+ * temporary file beside it (named as write-file-atomic names its own, `<target>.<digits>`, so that
+ * sweepStaleTempFiles removes one a crash left), fsync, rename. A piece may be reused for the next
+ * one once the iterator is asked for it.
+ */
+export async function writeDurablePieces(file: string, pieces: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
+  const temp = `${file}.${process.pid}${String(++piecesWritten).padStart(6, '0')}`;
+  const h = await fs.promises.open(temp, 'w');
+  let open = true;
+  try {
+    let at = 0;
+    for await (const piece of pieces)
+      for (let done = 0; done < piece.byteLength; ) {
+        const { bytesWritten } = await h.write(piece, done, piece.byteLength - done, at);
+        done += bytesWritten;
+        at += bytesWritten;
+      }
+    await h.sync();
+    open = false;
+    await h.close();
+    await fs.promises.rename(temp, file);
+  } catch (err) {
+    if (open) await h.close().catch(() => {});
+    await fs.promises.rm(temp, { force: true }).catch(() => {});
+    throw err;
+  }
+}
+
 /**
  * A whole file's bytes, read with one blocking call when small. The bytes start at offset 0 of their
  * own buffer (a small read may come from Node's shared pool otherwise), so typed-array views on them

@@ -102,4 +102,47 @@ describe('embedding cache', () => {
     const got = await c.getMany(keys);
     keys.forEach((k, i) => assert.deepEqual(got.get(k), vectorOf(i)));
   });
+
+  it('finds a few keys of a large segment exactly, wherever they sit, and absent ones not at all', async () => {
+    const n = 20_000;
+    const items = Array.from({ length: n }, (_, i) => [embeddingKey(`big ${i}`), vectorOf(i % 1000)] as const);
+    await open().putAll(items);
+    const sorted = items.map(([k]) => k).sort();
+    // The smallest and largest keys (windows at the block's ends), some in between, and some never put.
+    const present = [sorted[0]!, sorted[n - 1]!, sorted[1]!, sorted[n - 2]!, sorted[n >> 1]!, items[777]![0]];
+    const absent = ['0'.repeat(64), 'f'.repeat(64), embeddingKey('never'), `${sorted[5]!.slice(0, 63)}${sorted[5]!.endsWith('0') ? '1' : '0'}`];
+    const got = await open().getMany([...present, ...absent]);
+    assert.deepEqual([...got.keys()].sort(), [...present].sort());
+    const byKey = new Map(items);
+    for (const k of present) assert.deepEqual(got.get(k), byKey.get(k));
+  });
+
+  it('still finds keys that are not spread evenly (the window misses, the whole key block is read)', async () => {
+    // Keys sharing their first bytes are nowhere near where even spreading would put them.
+    const items = Array.from({ length: 10_000 }, (_, i) => [`0000${embeddingKey(`skewed ${i}`).slice(4)}`, vectorOf(i % 500)] as const);
+    await open().putAll([...items, [embeddingKey('spread'), vectorOf(3)]]);
+    const wanted = [items[9]![0], items[5000]![0], items[9999]![0], embeddingKey('spread')];
+    const got = await open().getMany([...wanted, `0000${embeddingKey('absent').slice(4)}`]);
+    assert.deepEqual([...got.keys()].sort(), [...wanted].sort());
+    assert.deepEqual(got.get(items[5000]![0]), items[5000]![1]);
+  });
+
+  it('merges segments it reads from their files window by window, keeping every vector once', async () => {
+    // Four segments of 700 from four builds: the merging instance holds none of them.
+    const items = Array.from({ length: 2800 }, (_, i) => [embeddingKey(`merge ${i}`), vectorOf(i)] as const);
+    const late = open();
+    await late.getMany([]);
+    for (let s = 0; s < 4; s++) await open().putAll(items.slice(s * 700, (s + 1) * 700));
+    // A build that listed the segments before those were written adds one of the same keys again.
+    await late.putAll([items[1234]!]);
+    assert.equal(segmentFiles(late).length, 5);
+    const c = open();
+    await c.compact();
+    assert.equal(segmentFiles(c).length, 1, 'the four of one tier merged, with the smaller one');
+    const file = path.join(c.dir, segmentFiles(c)[0]!);
+    assert.equal(fs.statSync(file).size, 16 + 2800 * (32 + DIMS * 4), 'no key twice in the merged segment');
+    const all = await open().getMany(items.map(([k]) => k));
+    assert.equal(all.size, 2800);
+    for (const [k, v] of items) assert.deepEqual(all.get(k), v);
+  });
 });

@@ -261,7 +261,7 @@ export async function poolRows(): Promise<BenchRow[]> {
         }
       const runs: Array<[() => Promise<{ ms: number }>, number]> = [[oursRun, Infinity], [theirsRun, Infinity], [theirsLimitedRun, Infinity]];
       // Which pool runs first rotates by round, so none always starts on a warmer CPU.
-      for (let round = 0; round < 6; round++)
+      for (let round = 0; round < 12; round++)
         for (let i = 0; i < runs.length; i++) {
           const r = runs[(i + round) % runs.length]!;
           r[1] = Math.min(r[1], (await r[0]()).ms);

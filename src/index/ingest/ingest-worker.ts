@@ -6,10 +6,10 @@
  */
 import CSSMatrix from '@thednp/dommatrix';
 import { format } from 'node:util';
-import { isMainThread, parentPort } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { importPdfJs, providePdfJs } from '../parse/pdf-runtime';
 import { ingestFile } from './ingest-file';
-import type { WorkerLog, WorkerRequest, WorkerResponse } from './ingest-pool';
+import type { WorkerLog, WorkerRequest, WorkerResponse, WorkerSetup } from './ingest-pool';
 
 /**
  * Prepares the current thread for pdf.js: the DOMMatrix it needs before it is imported, its worker
@@ -50,11 +50,22 @@ if (port) {
   console.error = forward('error');
   console.debug = forward('debug');
   preparePdfThread();
+  const { options } = workerData as WorkerSetup;
+  /** Jobs begun and not answered yet. */
+  let running = 0;
   port.on('message', (req: WorkerRequest) => {
-    port.postMessage({ started: req.id } satisfies WorkerResponse);
-    void ingestFile(req.path, req.identity, req.options, { syncRead: true, knownHash: req.knownHash }).then(
-      (outcome) => port.postMessage({ id: req.id, outcome } satisfies WorkerResponse),
-      (err: unknown) => port.postMessage({ id: req.id, error: err instanceof Error ? err.message : String(err) } satisfies WorkerResponse),
-    );
+    // Begun beside another job: the pool cannot tell when on its own (see WorkerResponse).
+    if (running > 0) port.postMessage({ started: req.id } satisfies WorkerResponse);
+    running++;
+    void ingestFile(req.path, req.identity, options, { syncRead: true, knownHash: req.knownHash })
+      .then(
+        (outcome): WorkerResponse => ({ id: req.id, outcome }),
+        (err: unknown): WorkerResponse => ({ id: req.id, error: err instanceof Error ? err.message : String(err) }),
+      )
+      .then((answer) => {
+        running--;
+        port.postMessage(answer);
+      });
   });
+  port.postMessage({ ready: true } satisfies WorkerResponse);
 }

@@ -274,7 +274,7 @@ async function keywordRows(root: string, texts: readonly string[], headings: rea
   ];
 }
 
-export async function cacheRows(root: string, matrix: Float32Array, rows: number): Promise<BenchRow[]> {
+async function cacheRows(root: string, matrix: Float32Array, rows: number): Promise<BenchRow[]> {
   const label = `embedding_cache_dqe.${rows / 1000}k_x_${DIMS}`;
   const hex = Array.from({ length: rows }, (_, i) => crypto.createHash('sha256').update(`block ${i}`).digest('hex'));
   const keys = hex.map((h) => Buffer.from(h, 'hex'));

@@ -231,7 +231,7 @@ function smallFiles(dir: string): string[] {
  * (the task bundled as the build bundles dist/ingest-worker.js, next to the same o200k.bin). Outcomes are
  * checked equal file by file; best of six rounds after a warm one, interleaved.
  */
-export async function poolRows(): Promise<BenchRow[]> {
+async function poolRows(): Promise<BenchRow[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-bench-pool-'));
   const { Tinypool } = await import('tinypool');
   try {

@@ -44,7 +44,7 @@ function walk(dir: string): string[] {
 const SOURCE_DIR = fs.existsSync(CORPUS) ? CORPUS : FALLBACK;
 
 /** 5,000 Markdown files made from real pages (English and Chinese), each made unique by a header. */
-export function generateCorpus(): { dir: string; files: string[]; bytes: number } {
+function generateCorpus(): { dir: string; files: string[]; bytes: number } {
   const sources = walk(SOURCE_DIR).sort().map((f) => fs.readFileSync(f, 'utf8'));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-bench-md-'));
   const files: string[] = [];

@@ -135,18 +135,8 @@ function findInWindows(seg: Segment, wanted: Uint8Array, at: readonly number[], 
       if (fsSync.readSync(fd, window, 0, bytes, HEADER + lo * KEY) !== bytes) throw new Error('file ended early');
       // Outside the window unless the window starts at the first key or ends at the last one.
       if ((lo > 0 && compareKeys(wanted, a, window, 0) < 0) || (hi < seg.count && compareKeys(wanted, a, window, bytes - KEY) > 0)) return false;
-      let l = 0;
-      let h = hi - lo - 1;
-      while (l <= h) {
-        const mid = (l + h) >>> 1;
-        const c = compareKeys(wanted, a, window, mid * KEY);
-        if (c === 0) {
-          rows[n] = lo + mid;
-          break;
-        }
-        if (c > 0) l = mid + 1;
-        else h = mid - 1;
-      }
+      const i = new SortedKeys(window.subarray(0, bytes), hi - lo).indexOf(wanted, a);
+      if (i >= 0) rows[n] = lo + i;
     }
     return true;
   } catch (err) {

@@ -56,8 +56,8 @@ export class EmbeddingCache {
   private segments: Segment[] | null = null;
   /** Vectors added by this process (not yet in a segment this instance has read). */
   private readonly fresh = new Map<string, Float32Array>();
-  /** meta.json is known to be on disk as it should be. */
-  private metaWritten = false;
+  /** meta.json's text as open() read it ('' when absent), then as written. */
+  private metaOnDisk = '';
   readonly dir: string;
   /** Vector size: the requested `dimensions`, or learnt from the first vectors (then kept in meta.json). */
   dims: number | null;
@@ -79,7 +79,8 @@ export class EmbeddingCache {
     let meta: { dims?: unknown; formatVersion?: unknown } | null = null;
     try {
       // Blocking reads of a tiny file and a short folder: a thread-pool round trip costs more.
-      meta = JSON.parse(fsSync.readFileSync(path.join(this.dir, 'meta.json'), 'utf8')) as { dims?: unknown; formatVersion?: unknown };
+      this.metaOnDisk = fsSync.readFileSync(path.join(this.dir, 'meta.json'), 'utf8');
+      meta = JSON.parse(this.metaOnDisk) as { dims?: unknown; formatVersion?: unknown };
     } catch {
       // No meta yet (or a damaged one, rewritten with the next segment): nothing cached for this model.
     }
@@ -175,7 +176,10 @@ export class EmbeddingCache {
     if (dims === null) return;
     for (;;) {
       const perTier = new Map<number, number>();
-      for (const seg of segments) perTier.set(cacheTier(seg.count), (perTier.get(cacheTier(seg.count)) ?? 0) + 1);
+      for (const seg of segments) {
+        const t = cacheTier(seg.count);
+        perTier.set(t, (perTier.get(t) ?? 0) + 1);
+      }
       const full = [...perTier].filter(([, n]) => n >= TIER_FANOUT).map(([t]) => t);
       if (full.length === 0) return;
       const lowest = Math.min(...full);
@@ -211,8 +215,9 @@ export class EmbeddingCache {
     await this.written(async () => {
       await fs.mkdir(this.dir, { recursive: true });
       const meta = JSON.stringify({ formatVersion: EMBEDDING_CACHE_FORMAT_VERSION, family: this.family, model: this.model, dims: this.dims });
-      if (!this.metaWritten && (await fs.readFile(path.join(this.dir, 'meta.json'), 'utf8').catch(() => '')) !== meta) await writeDurable(path.join(this.dir, 'meta.json'), meta);
-      this.metaWritten = true;
+      // Every write opens the cache first, so open() has read what is on disk.
+      if (this.metaOnDisk !== meta) await writeDurable(path.join(this.dir, 'meta.json'), meta);
+      this.metaOnDisk = meta;
     });
     return path.join(this.dir, `seg-${Date.now().toString(36)}-${crypto.randomBytes(4).toString('hex')}.dqe`);
   }

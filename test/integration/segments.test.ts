@@ -23,8 +23,8 @@ function note(i: number, extra = ''): string {
 function fingerprint(s: LoadedSnapshot): unknown {
   const queries = ['subject3 item', 'details of item12', 'renamed topic', 'brand new'];
   return {
-    documents: s.documents.map((d) => ({ ...d, blocks: d.blocks })),
-    vectors: s.vectors ? Buffer.from(s.vectors.matrix.buffer).toString('base64') : null,
+    documents: JSON.parse(JSON.stringify(s.documents)) as unknown,
+    vectors: s.vectors ? Object.values(s.vectors.globalRows()).map((a) => Buffer.from(a.buffer).toString('base64')) : null,
     hits: queries.map((q) => hybridSearch(s.bm25, s.vectors, q, s.vectors ? Float32Array.from(fakeEmbedding(q, DIMS)) : null, 10)),
   };
 }

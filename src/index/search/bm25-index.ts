@@ -152,12 +152,48 @@ function finish({ perTerm, docLengths, headLengths }: Building): Bm25Data {
   return { terms, offsets, blocks, tfs, headTfs, docLengths, headLengths };
 }
 
+/** One term's postings in one part: block numbers (ascending) and the two field frequencies. */
+export interface PostingList {
+  blocks: Uint32Array;
+  tfs: Uint16Array;
+  headTfs: Uint16Array;
+}
+
+/**
+ * An index as the search reads it: the terms and field lengths at hand, a term's postings on request
+ * (from the arrays of a Bm25Data, or read from disk one term at a time for a format-2 segment:
+ * segment-reader.ts), so no index needs its postings in memory.
+ */
+export interface KeywordData {
+  terms: TermTable;
+  docLengths: Uint32Array;
+  headLengths: Uint32Array;
+  /** How many postings term `id` has in this part. */
+  count(id: number): number;
+  postings(id: number): PostingList;
+}
+
+/** A Bm25Data as KeywordData (views on its arrays). */
+export function inMemoryKeyword(d: Bm25Data): KeywordData {
+  return {
+    terms: d.terms,
+    docLengths: d.docLengths,
+    headLengths: d.headLengths,
+    count: (id) => d.offsets[id + 1]! - d.offsets[id]!,
+    postings: (id) => {
+      const s = d.offsets[id]!;
+      const e = d.offsets[id + 1]!;
+      return { blocks: d.blocks.subarray(s, e), tfs: d.tfs.subarray(s, e), headTfs: d.headTfs.subarray(s, e) };
+    },
+  };
+}
+
 /**
  * One segment's index as part of a snapshot: its local block numbers map to the snapshot's global ones;
  * -1 marks a block of a document the snapshot no longer holds (replaced or removed). null: the identity.
  */
 export interface Bm25Part {
-  data: Bm25Data;
+  data: KeywordData;
   toGlobal: Int32Array | null;
 }
 
@@ -173,6 +209,13 @@ function termId(terms: TermTable, term: string): number | undefined {
     else hi = mid - 1;
   }
   return undefined;
+}
+
+/** A query term in every part: its id there, its live document frequency, postings already read. */
+interface Lookup {
+  ids: Array<number | undefined>;
+  df: number;
+  lists: Array<PostingList | undefined>;
 }
 
 /** Per block of a part: 1 / its text's length normalisation, and HEADING_WEIGHT / its headings'. */
@@ -200,7 +243,7 @@ export class Bm25Index implements KeywordSide {
   constructor(data: Bm25Data);
   constructor(parts: readonly Bm25Part[], size: number);
   constructor(data: Bm25Data | readonly Bm25Part[], size?: number) {
-    this.parts = Array.isArray(data) ? data : [{ data: data as Bm25Data, toGlobal: null }];
+    this.parts = Array.isArray(data) ? data : [{ data: inMemoryKeyword(data as Bm25Data), toGlobal: null }];
     this.size = size ?? (data as Bm25Data).docLengths.length;
     let text = 0;
     let head = 0;
@@ -231,17 +274,24 @@ export class Bm25Index implements KeywordSide {
     return { ranked: topK(scores, k, 0).map((block) => ({ block, score: scores[block]! })), scoreOf: (block) => (scores[block]! > 0 ? scores[block]! : null) };
   }
 
-  /** The term's id in each part (undefined: absent) and its document frequency over live blocks. */
-  private lookup(term: string): { ids: Array<number | undefined>; df: number } {
+  /**
+   * The term's id in each part (undefined: absent), its document frequency over live blocks, and the
+   * postings read to count it (a part with replaced blocks), kept for scoring.
+   */
+  private lookup(term: string): Lookup {
     let df = 0;
-    const ids = this.parts.map(({ data, toGlobal }) => {
+    const lists: Array<PostingList | undefined> = [];
+    const ids = this.parts.map(({ data, toGlobal }, i) => {
       const id = termId(data.terms, term);
       if (id === undefined) return undefined;
-      if (!toGlobal) df += data.offsets[id + 1]! - data.offsets[id]!;
-      else for (let p = data.offsets[id]!; p < data.offsets[id + 1]!; p++) if (toGlobal[data.blocks[p]!]! >= 0) df++;
+      if (!toGlobal) df += data.count(id);
+      else {
+        const { blocks } = (lists[i] = data.postings(id));
+        for (let p = 0; p < blocks.length; p++) if (toGlobal[blocks[p]!]! >= 0) df++;
+      }
       return id;
     });
-    return { ids, df };
+    return { ids, df, lists };
   }
 
   /**
@@ -252,22 +302,22 @@ export class Bm25Index implements KeywordSide {
   score(query: string, allowed?: (block: number) => boolean): Float64Array {
     const n = this.size;
     const scores = new Float64Array(n);
-    const looked = new Map<string, { ids: Array<number | undefined>; df: number }>();
+    const looked = new Map<string, Lookup>();
     const find = (term: string) => {
       let l = looked.get(term);
       if (!l) looked.set(term, (l = this.lookup(term)));
       return l;
     };
     for (const { term, weight } of queryTerms(query, (t) => find(t).df > 0)) {
-      const { ids, df } = find(term);
+      const { ids, df, lists } = find(term);
       if (df === 0) continue;
       const w = weight * Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (BM25_K1 + 1);
       this.parts.forEach(({ data, toGlobal }, i) => {
         const id = ids[i];
         if (id === undefined) return;
-        const { offsets, blocks, tfs, headTfs } = data;
+        const { blocks, tfs, headTfs } = lists[i] ?? data.postings(id);
         const { text, head } = this.norms[i]!;
-        for (let p = offsets[id]!, end = offsets[id + 1]!; p < end; p++) {
+        for (let p = 0, end = blocks.length; p < end; p++) {
           const local = blocks[p]!;
           const b = toGlobal ? toGlobal[local]! : local;
           if (b < 0 || (allowed && !allowed(b))) continue;

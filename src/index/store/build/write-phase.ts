@@ -6,6 +6,7 @@ import { normalizeRows } from '../../search/vector-index';
 import type { ManifestDocument, ManifestSegment, SnapshotManifest, SnapshotState } from '../snapshot-manifest';
 import { FILES } from '../snapshot-store';
 import type { StagedFolder } from '../staged-folder';
+import type { WrittenDocument } from './segment-phase';
 
 export const byDocId = <T extends { doc_id: string }>(a: T, b: T) => (a.doc_id < b.doc_id ? -1 : a.doc_id > b.doc_id ? 1 : 0);
 
@@ -47,7 +48,7 @@ export function manifestEntries(
   kept: readonly ManifestSegment[],
   stays: ReadonlyMap<string, ReadonlyArray<ReusedFile<ManifestDocument>>>,
   rewrite: ReadonlyArray<ReusedFile<ManifestDocument>>,
-  newDocs: readonly Document[],
+  newDocs: readonly WrittenDocument[],
   newSegment: string,
   mtimes: ReadonlyMap<string, number>,
 ): ManifestDocument[] {
@@ -65,8 +66,8 @@ export function manifestEntries(
       mtime_ms: reusedFile ? reusedFile.mtime_ms : (mtimes.get(d.path) ?? 0),
       source_label: d.source_label,
       aliases: d.aliases,
-      blocks: d.blocks.length,
-      tokens: d.blocks.reduce((n, b) => n + b.token_count, 0),
+      blocks: d.blocks,
+      tokens: d.tokens,
       reused: reusedFile !== undefined,
       segment: newSegment,
     });

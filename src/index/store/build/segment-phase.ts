@@ -1,0 +1,168 @@
+import path from 'node:path';
+import type { ReusedFile } from '../../ingest/ingest-sources';
+import type { Document } from '../../model';
+import { keywordFields } from '../../search/bm25-index';
+import { buildBm25OffThread } from '../../search/bm25-off-thread';
+import { SegmentWriter } from '../segment-writer';
+import type { ManifestDocument } from '../snapshot-manifest';
+import type { StagedFolder } from '../staged-folder';
+import type { DocumentSpool, SpooledDocument } from './document-spool';
+import type { EmbedSession, EmbedTotals } from './embed-phase';
+import type { CarrySource } from './reuse-phase';
+import { assembleMatrix, byDocId } from './write-phase';
+
+/**
+ * Blocks per batch of the new segment: what a build holds at once (their documents, vectors, keyword
+ * index) while writing a segment of any size. At 1,024 dimensions about 100 MB; larger batches made no
+ * build faster (the per-batch costs, a worker start and a run file, are small against 8k blocks' work).
+ */
+export const BATCH_BLOCKS = 8192;
+
+/** What the manifest records of a document written into the new segment. */
+export interface WrittenDocument {
+  doc_id: string;
+  path: string;
+  title: string;
+  content_hash: string;
+  byte_size: number;
+  source_label: string;
+  aliases: string[];
+  blocks: number;
+  tokens: number;
+}
+
+/** A document of the new segment: parsed in this build (spooled), or carried over from the parent. */
+type Item = { doc_id: string; blocks: number } & ({ fresh: SpooledDocument } | { carried: ReusedFile<ManifestDocument> });
+
+export interface SegmentPhaseInput {
+  staged: StagedFolder;
+  /** The new segment's folder, and a scratch folder for its keyword runs. */
+  folder: string;
+  scratch: string;
+  fresh: readonly SpooledDocument[];
+  spool: DocumentSpool;
+  rewrite: ReadonlyArray<ReusedFile<ManifestDocument>>;
+  carry: CarrySource;
+  /** The parent's dimensions when its rows can be carried as they are; null otherwise. */
+  carriedDims: number | null;
+  /** null: keyword-only. */
+  embed: EmbedSession | null;
+  signal?: AbortSignal;
+  /** Before each batch (`done` of `total` written). */
+  onBatch?: (done: number, total: number) => void;
+  /** Once every batch is written, before the segment's keyword index is merged and its files closed. */
+  onFinishing?: () => void;
+}
+
+export interface SegmentPhaseResult {
+  written: WrittenDocument[];
+  segment: { documents: number; blocks: number } | null;
+  dims: number | null;
+  embedding: EmbedTotals | null;
+  /** Blocks whose vector rows came from the parent. */
+  carriedBlocks: number;
+  durations: { embed: number; index: number; write: number };
+}
+
+const summary = (d: Document): WrittenDocument => ({
+  doc_id: d.doc_id,
+  path: d.path,
+  title: d.title,
+  content_hash: d.content_hash,
+  byte_size: d.byte_size,
+  source_label: d.source_label,
+  aliases: d.aliases,
+  blocks: d.blocks.length,
+  tokens: d.blocks.reduce((n, b) => n + b.token_count, 0),
+});
+
+/** Cuts items (doc_id order) into batches of about BATCH_BLOCKS blocks, whole documents each. */
+function batches(items: readonly Item[]): Item[][] {
+  const out: Item[][] = [];
+  let cur: Item[] = [];
+  let blocks = 0;
+  for (const it of items) {
+    if (cur.length > 0 && blocks + it.blocks > BATCH_BLOCKS) {
+      out.push(cur);
+      cur = [];
+      blocks = 0;
+    }
+    cur.push(it);
+    blocks += it.blocks;
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+/**
+ * Writes the build's new segment batch by batch in doc_id order: each batch's documents are read back
+ * (from the spool, or from the parent's segments), embedded (cache, then endpoint), indexed in a worker
+ * and appended to the segment; the batch is then dropped. Documents that fail to embed are left out.
+ */
+export async function writeNewSegment(input: SegmentPhaseInput): Promise<SegmentPhaseResult> {
+  const items: Item[] = [...input.fresh.map((f): Item => ({ doc_id: f.doc_id, blocks: f.blocks, fresh: f })), ...input.rewrite.map((r): Item => ({ doc_id: r.doc_id, blocks: r.previous.blocks, carried: r }))].sort(byDocId);
+  const capacity = items.reduce((n, it) => n + it.blocks, 0);
+  const durations = { embed: 0, index: 0, write: 0 };
+  const written: WrittenDocument[] = [];
+  let writer: SegmentWriter | null = null;
+  let dims = input.carriedDims;
+  let carriedBlocks = 0;
+  const all = batches(items);
+  if (all.length) await input.spool.flush();
+  try {
+    for (const [k, batch] of all.entries()) {
+      input.signal?.throwIfAborted();
+      input.onBatch?.(k, all.length);
+      let t = performance.now();
+      const freshItems = batch.flatMap((it) => ('fresh' in it ? [it.fresh] : []));
+      const carriedItems = batch.flatMap((it) => ('carried' in it ? [it.carried] : []));
+      const freshDocs = await input.spool.read(freshItems);
+      const carried = await input.carry.read(carriedItems);
+      const rowsOf = new Map<string, Float32Array>();
+      const docs: Document[] = [...freshDocs];
+      for (const c of carried) {
+        docs.push(c.doc);
+        if (c.rows && input.embed) rowsOf.set(c.doc.doc_id, c.rows);
+      }
+      docs.sort(byDocId);
+      let kept = docs;
+      let vectorsByDoc = new Map<string, Float32Array[]>();
+      if (input.embed) {
+        const e = await input.embed.embed(docs.filter((d) => !rowsOf.has(d.doc_id)));
+        vectorsByDoc = e.vectorsByDoc;
+        const embedded = new Set(e.kept.map((d) => d.doc_id));
+        kept = docs.filter((d) => rowsOf.has(d.doc_id) || embedded.has(d.doc_id));
+        dims ??= e.kept.length ? e.vectorsByDoc.get(e.kept[0]!.doc_id)![0]?.length ?? null : null;
+        carriedBlocks += kept.reduce((n, d) => n + (rowsOf.has(d.doc_id) ? d.blocks.length : 0), 0);
+      }
+      durations.embed += performance.now() - t;
+      if (kept.length === 0) continue;
+      t = performance.now();
+      const { texts, headings } = keywordFields(kept);
+      const bm25 = await buildBm25OffThread(texts, headings, input.signal);
+      durations.index += performance.now() - t;
+      t = performance.now();
+      const matrix = input.embed && dims !== null ? assembleMatrix(kept, dims, rowsOf, vectorsByDoc) : null;
+      writer ??= await SegmentWriter.create(input.staged, input.folder, input.scratch, capacity, input.embed ? dims : null);
+      await writer.add(kept, matrix, bm25);
+      written.push(...kept.map(summary));
+      durations.write += performance.now() - t;
+    }
+    input.onFinishing?.();
+    const t = performance.now();
+    const segment = writer ? await writer.finish() : null;
+    durations.index += performance.now() - t;
+    return { written, segment, dims, embedding: input.embed ? await input.embed.finish() : null, carriedBlocks, durations };
+  } catch (err) {
+    await writer?.abort();
+    throw err;
+  } finally {
+    await input.spool.dispose();
+    input.staged.untrack(input.spool.file);
+  }
+}
+
+/** Where a build's scratch files go inside its staged folder (removed before the folder is synced). */
+export function scratchDir(stagedRoot: string): string {
+  return path.join(stagedRoot, 'scratch');
+}

@@ -46,7 +46,7 @@ describe('segmented snapshots', () => {
       const pool = createIngestPool(DEFAULT_INGEST_OPTIONS, null);
       const store = new DataDir(path.join(root, 'store'));
       await addSources(store, [notes]);
-      const build = async (dir: DataDir) => (await buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding, embeddingApiKey: '', pool, retention: { keep: 2, keepDays: null } })).manifest;
+      const build = async (dir: DataDir, batchBlocks?: number) => (await buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding, embeddingApiKey: '', pool, retention: { keep: 2, keepDays: null }, batchBlocks })).manifest;
       let m = await build(store);
       assert.equal(m.segments.length, 1);
       const edits: Array<() => void> = [
@@ -86,6 +86,18 @@ describe('segmented snapshots', () => {
       assert.deepEqual(fingerprint(a), fingerprint(b));
       assert.ok(a.documents.some((d) => d.path.endsWith('renamed topic.md')));
       assert.ok(!a.documents.some((d) => d.path.endsWith('n07.md')));
+      // Written in batches of five blocks (run files merged, batches in flight two at a time): the same
+      // segment files, byte for byte, as in one batch.
+      const tiny = new DataDir(path.join(root, 'tiny'));
+      fs.mkdirSync(tiny.root, { recursive: true });
+      fs.copyFileSync(store.documentsFile, tiny.documentsFile);
+      await addSources(tiny, [notes], { label: 'my notes' });
+      const small = await build(tiny, 5);
+      const files = (d: DataDir, mm: typeof m) => {
+        const seg = path.join(d.snapshotDir(mm.id), 'segments', mm.segments[0]!.id);
+        return fs.readdirSync(seg).sort().map((f) => [f, fs.readFileSync(path.join(seg, f)).toString('base64')]);
+      };
+      assert.deepEqual(files(tiny, small), files(scratch, fresh));
       await pool.close();
     });
   }

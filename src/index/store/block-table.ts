@@ -105,7 +105,8 @@ export interface BlockTable {
   readonly sections: PackedTerms;
 }
 
-export function readBlockTable(arrays: Record<string, Typed>, file: string, blocks: number, textBytes: number): BlockTable {
+/** Checks a million blocks in a few slices (`tick` gives the event loop back between them). */
+export async function readBlockTable(arrays: Record<string, Typed>, file: string, blocks: number, textBytes: number, tick: () => Promise<void>): Promise<BlockTable> {
   const u32 = (name: string, n: number): Uint32Array => {
     const a = arrays[name];
     if (!(a instanceof Uint32Array) || a.length !== n) throw new StoreError('store_corrupt', `${file}: ${name} is missing or of the wrong length`);
@@ -122,6 +123,7 @@ export function readBlockTable(arrays: Record<string, Typed>, file: string, bloc
   for (let i = 0; i < blocks; i++) {
     if (!(textEnds[i]! >= last)) throw new StoreError('store_corrupt', `${file}: text offsets are out of order`);
     last = textEnds[i]!;
+    if ((i & 0xffff) === 0xffff) await tick();
   }
   if (last !== textBytes) throw new StoreError('store_corrupt', `${file}: its texts take ${last} bytes, text.bin has ${textBytes}`);
   let ids: PackedTerms;
@@ -140,6 +142,7 @@ export function readBlockTable(arrays: Record<string, Typed>, file: string, bloc
   for (let i = 0; i < blocks; i++) {
     if (section[i]! >= sections.length) throw new StoreError('store_corrupt', `${file}: block ${i} names section ${section[i]} of ${sections.length}`);
     if (locA[i]! < 1) throw new StoreError('store_corrupt', `${file}: block ${i} has no location`);
+    if ((i & 0xffff) === 0xffff) await tick();
   }
   return { count: blocks, blockIndex: u32('blockIndex', blocks), tokens: u32('tokens', blocks), section, locA, locB: u32('locB', blocks), textEnds, ids, sections };
 }

@@ -60,6 +60,11 @@ export interface BuildOptions {
    * build stops (egress_declined, nothing sent) unless it answers true. Without it, nothing is asked.
    */
   confirmEgress?: (plan: EgressPlan) => Promise<boolean>;
+  /**
+   * Blocks per batch of the new segment (default BATCH_BLOCKS): what the build holds at once. The
+   * snapshot is the same byte for byte whatever the batches (tested with tiny ones).
+   */
+  batchBlocks?: number;
 }
 
 export interface BuildResult {
@@ -224,6 +229,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
           carry,
           carriedDims: dimsOfParent,
           embed: session,
+          batchBlocks: opts.batchBlocks,
           signal: opts.signal,
           // Embedding is the long part of a batch when there is any; else the keyword index is.
           // (keyword-only: each batch is a step of 'index'; the merge of their keyword indexes ends it).

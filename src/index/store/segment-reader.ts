@@ -14,8 +14,9 @@ import { type BlockTable, SegmentTexts, readBlockTable, sectionNames, storedBloc
 import { SEGMENT_FILES_2 } from './segment-format';
 import { SEGMENT_FORMAT_VERSION_2, StoredDocument } from './snapshot-manifest';
 
-/** Largest single read; reads in flight at once. */
+/** Largest single read; reads in flight at once; bytes of document lines parsed at once (one JSON.parse, a few ms). */
 const READ_PIECE = 16 * 1024 * 1024;
+const LINES_PIECE = 1024 * 1024;
 const READS_IN_FLIGHT = 4;
 
 const corrupt = (file: string, what: string, cause?: unknown) => new StoreError('store_corrupt', `${file}: ${what}; rebuild the index (docqa index)`, cause ? { cause } : undefined);
@@ -55,7 +56,7 @@ export async function readStoredDocuments(folder: string, slicer: Slicer): Promi
     let carry = Buffer.alloc(0);
     let first = true;
     for (let pos = 0; pos < size || carry.length > 0; ) {
-      const piece = Buffer.allocUnsafe(Math.min(READ_PIECE, size - pos));
+      const piece = Buffer.allocUnsafe(Math.min(LINES_PIECE, size - pos));
       if (piece.length > 0) await readInto(h, file, piece, pos);
       pos += piece.length;
       const bytes = carry.length ? Buffer.concat([carry, piece]) : piece;
@@ -90,6 +91,7 @@ export async function readStoredDocuments(folder: string, slicer: Slicer): Promi
         out.push(r.data);
         await slicer.tick();
       }
+      await slicer.tick();
       if (pos >= size) break;
     }
     if (first) throw corrupt(file, 'it is empty');
@@ -100,7 +102,7 @@ export async function readStoredDocuments(folder: string, slicer: Slicer): Promi
 }
 
 /** blocks.pack's columns, checked against `blocks` and text.bin's size. */
-export async function readBlocks(folder: string, blocks: number): Promise<BlockTable> {
+export async function readBlocks(folder: string, blocks: number, slicer: Slicer): Promise<BlockTable> {
   const file = path.join(folder, SEGMENT_FILES_2.blocks);
   const pack = await readPack(file);
   let textBytes: number;
@@ -109,7 +111,7 @@ export async function readBlocks(folder: string, blocks: number): Promise<BlockT
   } catch (err) {
     throw new StoreError('store_corrupt', `${path.join(folder, SEGMENT_FILES_2.text)} is missing`, { cause: err });
   }
-  return readBlockTable(pack.arrays, file, blocks, textBytes);
+  return readBlockTable(pack.arrays, file, blocks, textBytes, () => slicer.tick());
 }
 
 /** text.bin, in pieces of whole blocks. */
@@ -133,7 +135,7 @@ export async function readTexts(folder: string, table: BlockTable): Promise<Segm
 /** The documents of a format-2 segment, their blocks reading their texts from the segment's bytes. */
 export async function readSegmentDocuments2(folder: string, blocks: number, slicer: Slicer): Promise<Document[]> {
   const stored = await readStoredDocuments(folder, slicer);
-  const table = await readBlocks(folder, blocks);
+  const table = await readBlocks(folder, blocks, slicer);
   const counted = stored.reduce((n, d) => n + d.blocks, 0);
   if (counted !== blocks) throw corrupt(path.join(folder, SEGMENT_FILES_2.documents), `its documents have ${counted} blocks, blocks.pack ${blocks}`);
   const texts = await readTexts(folder, table);

@@ -119,8 +119,9 @@ async function openFormat1(folder: string): Promise<ParentSegment> {
 
 /** A format-2 segment: its document lines and block table; texts read per document from text.bin. */
 async function openFormat2(folder: string, blocks: number): Promise<ParentSegment> {
-  const stored = await readStoredDocuments(folder, new Slicer());
-  const table = await readBlocks(folder, blocks);
+  const slicer = new Slicer();
+  const stored = await readStoredDocuments(folder, slicer);
+  const table = await readBlocks(folder, blocks, slicer);
   const names = sectionNames(table);
   const at = new Map<string, { row: number; blocks: number }>();
   const byId = new Map<string, StoredDocument>();

@@ -1,34 +1,23 @@
 /**
- * One step of the scale bench in a process of its own (bench/scale.bench.ts runs it): `build` (a build
- * through the application's buildSnapshot, its peak resident memory the process's), or `load` (the raw
- * read of what loading reads, the load itself with the event loop's delay watched, the memory it holds,
- * keyword and hybrid queries, and a float32 brute-force scan of the same rows, chunk by chunk, for the
- * floor and the exact ranking the recall is measured against).
+ * The scale bench's load step, in a process of its own (bench/scale.bench.ts runs it): the raw read of
+ * what loading reads, the load itself with the event loop's delay watched, the memory it holds, keyword
+ * and hybrid queries, and a float32 brute-force scan of the same rows, chunk by chunk, for the floor and
+ * the exact ranking the recall is measured against.
  *
- *   node --expose-gc --import tsx bench/scale-child.ts <build|load> <args.json> <out.json>
+ *   node --expose-gc <this file, bundled> load <args.json> <out.json>
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { DataDir } from '../src/common/data-dir';
-import { EmbeddingConfig } from '../src/index/embed/embedding-client';
-import { createIngestPool } from '../src/index/ingest/ingest-pool';
-import { DEFAULT_INGEST_OPTIONS } from '../src/index/model';
 import { FUSION_DEPTH, hybridSearch } from '../src/index/search/hybrid-search';
 import { exactDot, normalizedQuery } from '../src/index/search/vector-index';
-import { buildSnapshot } from '../src/index/store/build-snapshot';
 import { SEGMENT_FILES_2 } from '../src/index/store/segment-format';
 import { segmentDir } from '../src/index/store/segment-store';
 import { FILES, loadSnapshot, readManifest } from '../src/index/store/snapshot-store';
 import { hashEmbedding } from '../test/fakes/hash-embedding';
 
-export interface BuildArgs {
-  store: string;
-  baseURL: string;
-  model: string;
-  dims: number;
-}
-
+/** A build's outcome as the scale bench records it (bench/scale.bench.ts runs `docqa index`). */
 export interface BuildResult {
   ms: number;
   peakRssBytes: number;
@@ -85,22 +74,6 @@ async function settledMemory(): Promise<number> {
   }
   const m = process.memoryUsage();
   return m.heapUsed + m.arrayBuffers;
-}
-
-async function build(a: BuildArgs): Promise<BuildResult> {
-  const dir = new DataDir(a.store);
-  const embedding = EmbeddingConfig.parse({ provider: 'openai-compatible', base_url: a.baseURL, model: a.model, dimensions: a.dims, batch_size: 256 });
-  const pool = createIngestPool(DEFAULT_INGEST_OPTIONS, path.join(__dirname, '..', 'dist', 'ingest-worker.js'));
-  try {
-    const t = performance.now();
-    const r = await buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding, embeddingApiKey: '', pool, retention: { keep: 1, keepDays: null } });
-    const ms = performance.now() - t;
-    const m = r.manifest;
-    if (m.state !== 'ready') throw new Error(`the build ended ${m.state}: ${JSON.stringify(m.failed_documents.slice(0, 3))}`);
-    return { ms, peakRssBytes: process.resourceUsage().maxRSS * 1024, snapshotId: m.id, blocks: m.stats.blocks, documents: m.stats.documents, embedded: m.stats.embedded_blocks, durations: m.stats.durations_ms };
-  } finally {
-    await pool.close();
-  }
 }
 
 /** The files loadSnapshot reads whole (vectors.f32 and keyword.postings are read only on demand). */
@@ -239,14 +212,12 @@ async function load(a: LoadArgs): Promise<LoadResult> {
 
 async function main(): Promise<void> {
   const [step, argsFile, out] = process.argv.slice(2);
-  const parsed = JSON.parse(fs.readFileSync(argsFile!, 'utf8')) as BuildArgs & LoadArgs;
-  const result = step === 'build' ? await build(parsed) : step === 'load' ? await load(parsed) : null;
-  if (!result) throw new Error(`unknown step ${step}`);
+  if (step !== 'load') throw new Error(`unknown step ${step}`);
+  const result = await load(JSON.parse(fs.readFileSync(argsFile!, 'utf8')) as LoadArgs);
   fs.writeFileSync(out!, JSON.stringify(result));
 }
 
-if (require.main === module)
-  main().catch((err: unknown) => {
+main().catch((err: unknown) => {
     console.error(err instanceof Error ? (err.stack ?? err.message) : err);
     process.exitCode = 1;
   });

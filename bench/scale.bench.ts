@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
+import { build } from 'esbuild';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { DataDir } from '../src/common/data-dir';
 import { createIngestPool } from '../src/index/ingest/ingest-pool';
 import { DEFAULT_INGEST_OPTIONS } from '../src/index/model';
@@ -10,16 +12,16 @@ import { FakeOpenAIServer } from '../test/fakes/openai-server';
 import { hashEmbedding } from '../test/fakes/hash-embedding';
 import type { BenchRow } from './report';
 import { BLOCKS_PER_BOOK, bookPath, seedCache, shelf, writeBooks } from './scale-books';
-import type { BuildArgs, BuildResult, LoadArgs, LoadResult } from './scale-child';
+import type { BuildResult, LoadArgs, LoadResult } from './scale-child';
 
 /**
  * `npm run bench scale` (issue 37): a shelf of textbooks at 100k, 300k and 1M blocks × 1,024
  * dimensions (`DOCQA_BENCH_SCALE_SIZES=100000,300000` picks sizes; `DOCQA_BENCH_SCALE_DIR` where its
  * files go: about 13 GB at 1M), each figure against its floor in the same run:
  *
- * - a full build through buildSnapshot (the ingest pool, the embedding cache filled beforehand with the
- *   hash embeddings of every block, as the rebuild group does), in a process of its own: its peak
- *   resident memory against the loaded index's size;
+ * - a full build, `docqa index` (the bundled CLI; the embedding cache filled beforehand with the hash
+ *   embeddings of every block, as the rebuild group does): its peak resident memory against the loaded
+ *   index's size;
  * - in a fresh process: the load against a raw read of the files it reads (best of two each), the event
  *   loop's delay during the load, the memory it holds against text + float32 vectors, keyword and hybrid
  *   query times, the hybrid time against a float32 brute-force scan of the same rows (the best
@@ -37,14 +39,55 @@ const DEFAULT_SIZES = [100_000, 300_000, 1_000_000];
 const KEYWORD_QUESTIONS = 400;
 const VECTOR_QUESTIONS = 40;
 
-/** A step in a child process (asynchronously: this process's local endpoint must keep answering). */
-async function runChild<T>(step: 'build' | 'load', args: BuildArgs | LoadArgs): Promise<T> {
+/** A process to its end (asynchronously: this process's local endpoint must keep answering); its stdout. */
+async function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | string>((resolve) => child.on('exit', (c, sig) => resolve(c ?? sig ?? 'unknown')));
+  if (code !== 0) throw new Error(`${args.slice(-4).join(' ')} failed (exit ${code})`);
+  return out;
+}
+
+/**
+ * A build as a user runs it: `docqa index --yes --json` (the bundled CLI, which makes its own ingestion
+ * pool), wall time from start to exit, and the process's peak resident memory (bench/peak-rss.mjs).
+ */
+async function cliBuild(store: string, baseURL: string): Promise<BuildResult> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-scale-build-'));
+  try {
+    const peak = path.join(work, 'peak');
+    const env = { PATH: process.env.PATH ?? '', HOME: work, DOCQA_HOME: store, DOCQA_EMBEDDING_BASE_URL: baseURL, DOCQA_EMBEDDING_MODEL: MODEL, DOCQA_EMBEDDING_DIMENSIONS: String(DIMS), DOCQA_EMBEDDING_API_KEY: 'bench', DOCQA_KEEP_SNAPSHOTS: '1', DOCQA_BENCH_PEAK_RSS_FILE: peak };
+    const t = performance.now();
+    const out = await run(['--import', pathToFileURL(path.join(__dirname, 'peak-rss.mjs')).href, path.join(__dirname, '..', 'dist', 'cli.js'), 'index', '--yes', '--json'], env);
+    const ms = performance.now() - t;
+    const r = JSON.parse(out) as { snapshot_id: string; state: string; blocks: number; documents: number; embedded_blocks: number; durations_ms: Record<string, number> };
+    if (r.state !== 'ready') throw new Error(`the build ended ${r.state}`);
+    return { ms, peakRssBytes: Number(fs.readFileSync(peak, 'utf8')), snapshotId: r.snapshot_id, blocks: r.blocks, documents: r.documents, embedded: r.embedded_blocks, durations: r.durations_ms };
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The load step bundled as the product is (esbuild, like dist/): run from the TypeScript sources, its
+ * first load paid for compiling each module it touched (tsx, synchronously: a 260 ms stall of the event
+ * loop that no user sees).
+ */
+async function bundleLoadStep(dir: string): Promise<string> {
+  const outfile = path.join(dir, 'scale-child.js');
+  await build({ entryPoints: [path.join(__dirname, 'scale-child.ts')], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning', external: ['vscode', '@napi-rs/canvas', 'pdfjs-dist'], define: { __DOCQA_BUILD__: '"bench"' } });
+  return outfile;
+}
+
+/** The load step in a child process (asynchronously: this process's local endpoint must keep answering). */
+async function runChild<T>(script: string, step: 'load', args: LoadArgs): Promise<T> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-scale-step-'));
   try {
     const argsFile = path.join(work, 'args.json');
     const out = path.join(work, 'out.json');
     fs.writeFileSync(argsFile, JSON.stringify(args));
-    const child = spawn(process.execPath, ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', path.join(__dirname, 'scale-child.ts'), step, argsFile, out], { stdio: 'inherit' });
+    const child = spawn(process.execPath, ['--expose-gc', '--max-old-space-size=8192', script, step, argsFile, out], { stdio: 'inherit' });
     const code = await new Promise<number | string>((resolve) => child.on('exit', (c, sig) => resolve(c ?? sig ?? 'unknown')));
     if (code !== 0) throw new Error(`scale step ${step} failed (exit ${code})`);
     return JSON.parse(fs.readFileSync(out, 'utf8')) as T;
@@ -78,19 +121,18 @@ async function scaleAt(n: number): Promise<BenchRow[]> {
     }
     console.error(`[scale ${n}] ${books} books, ${seeded} blocks written and their embeddings cached in ${Math.round(performance.now() - t)} ms`);
 
-    const buildArgs: BuildArgs = { store, baseURL: server.baseURL, model: MODEL, dims: DIMS };
-    const full = await runChild<BuildResult>('build', buildArgs);
+    const full = await cliBuild(store, server.baseURL);
     if (full.embedded !== 0) throw new Error(`the full build embedded ${full.embedded} blocks: the cache should have held them all`);
     console.error(`[scale ${n}] full build ${Math.round(full.ms)} ms, peak RSS ${Math.round(MB(full.peakRssBytes))} MB`);
 
     const questions = s.questions.slice(0, KEYWORD_QUESTIONS);
-    const loaded = await runChild<LoadResult>('load', { store, snapshotId: full.snapshotId, dims: DIMS, questions, vectorQuestions: VECTOR_QUESTIONS });
+    const loaded = await runChild<LoadResult>(await bundleLoadStep(root), 'load', { store, snapshotId: full.snapshotId, dims: DIMS, questions, vectorQuestions: VECTOR_QUESTIONS });
     if (!loaded.deterministic) throw new Error('the same snapshot and query gave different answers');
 
     // One more book: parsed, embedded through the endpoint, written as a small segment beside the shelf's.
     writeBooks(s, shelfDir, books, books + 1);
     t = performance.now();
-    const added = await runChild<BuildResult>('build', buildArgs);
+    const added = await cliBuild(store, server.baseURL);
     if (added.embedded === 0 || added.documents !== books + 1) throw new Error(`adding a book: ${added.documents} documents, ${added.embedded} blocks embedded`);
     fs.rmSync(bookPath(shelfDir, books));
 

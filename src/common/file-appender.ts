@@ -1,10 +1,10 @@
 import fs from 'node:fs/promises';
 
-/** Bytes gathered before one write: large enough that a write's thread-pool trip is amortised. */
-const PIECE = 4 * 1024 * 1024;
+/** Bytes gathered before one write: large enough that a write's thread-pool trip is amortised (a build has half a dozen open). */
+const PIECE = 1024 * 1024;
 
 /**
- * A file written front to back in bounded pieces: what is appended is copied into one reusable 4 MB
+ * A file written front to back in bounded pieces: what is appended is copied into one reusable 1 MB
  * buffer and written when it fills (larger appends go straight through), so a file of any size is
  * written without ever being whole in memory. Not durable by itself: the caller syncs it (a staged
  * snapshot folder syncs every file in one pass before its rename). One writer at a time: a call must

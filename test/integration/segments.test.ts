@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -46,7 +47,7 @@ describe('segmented snapshots', () => {
       const pool = createIngestPool(DEFAULT_INGEST_OPTIONS, null);
       const store = new DataDir(path.join(root, 'store'));
       await addSources(store, [notes]);
-      const build = async (dir: DataDir, batchBlocks?: number) => (await buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding, embeddingApiKey: '', pool, retention: { keep: 2, keepDays: null }, batchBlocks })).manifest;
+      const build = async (dir: DataDir, batchBlocks?: number, signal?: AbortSignal) => (await buildSnapshot(dir, { ingest: DEFAULT_INGEST_OPTIONS, embedding, embeddingApiKey: '', pool, retention: { keep: 2, keepDays: null }, batchBlocks, signal })).manifest;
       let m = await build(store);
       assert.equal(m.segments.length, 1);
       const edits: Array<() => void> = [
@@ -92,7 +93,9 @@ describe('segmented snapshots', () => {
       fs.mkdirSync(tiny.root, { recursive: true });
       fs.copyFileSync(store.documentsFile, tiny.documentsFile);
       await addSources(tiny, [notes], { label: 'my notes' });
-      const small = await build(tiny, 5);
+      const ac = new AbortController();
+      const small = await build(tiny, 5, ac.signal);
+      assert.equal(getEventListeners(ac.signal, 'abort').length, 0, 'no listener left on the build signal, however many batches');
       const files = (d: DataDir, mm: typeof m) => {
         const seg = path.join(d.snapshotDir(mm.id), 'segments', mm.segments[0]!.id);
         return fs.readdirSync(seg).sort().map((f) => [f, fs.readFileSync(path.join(seg, f)).toString('base64')]);

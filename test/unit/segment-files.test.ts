@@ -70,7 +70,12 @@ describe('format-2 segment files', () => {
     for (const name of Object.values(SEGMENT_FILES_2)) assert.equal(sha(path.join(each, name)), sha(path.join(one, name)), name);
 
     const blocks = docs.reduce((n, d) => n + d.blocks.length, 0);
-    const loaded = await readSegmentDocuments2(each, blocks, new Slicer());
+    const { documents: loaded, blockCounts } = await readSegmentDocuments2(each, blocks, new Slicer());
+    assert.deepEqual(blockCounts, docs.map((d) => d.blocks.length));
+    // Blocks are made when first read; spread or serialised, a document carries them.
+    assert.equal(Object.getOwnPropertyDescriptor(loaded[0]!, 'blocks')?.get !== undefined, true);
+    assert.deepEqual({ ...loaded[0]! }.blocks.length, docs[0]!.blocks.length);
+    assert.equal(Object.getOwnPropertyDescriptor(loaded[0]!, 'blocks')?.get, undefined, 'then kept');
     assert.deepEqual(JSON.parse(JSON.stringify(loaded)), JSON.parse(JSON.stringify(docs)));
     assert.ok(docs.some((d) => d.blocks.some((b) => b.location.kind === 'page')) && docs.some((d) => d.blocks.some((b) => b.location.kind === 'lines')));
     // A block's fields, text included, read as on any block.
@@ -112,6 +117,19 @@ describe('format-2 segment files', () => {
     const fresh = new Bm25Index(buildBm25(texts, headings));
     const fromDisk = new Bm25Index([{ data: k, toGlobal: null }], 280_000);
     for (const q of ['common', 'y1', 'x2 y0']) assert.deepEqual(fromDisk.search(q, 20).ranked, fresh.search(q, 20).ranked);
+  });
+
+  it('more batches than one merge takes (runs merged by level first) give the same files as one batch', async () => {
+    const root = tempDir();
+    const words = ['cell', 'membrane', 'energy', 'light', '光合', '作用', 'protein', 'enzyme'];
+    const docs: Document[] = Array.from({ length: 150 }, (_, d) => ({
+      doc_id: `d${String(d).padStart(4, '0')}`, path: `/n${d}.md`, title: `N${d}`, source_label: 's', aliases: [], lang: 'en', format: 'markdown', content_hash: `${d}`, byte_size: 1, encoding: 'utf-8', page_count: null,
+      sections: [{ path: 'A', title: 'A', ordinal: 1, depth: 1, parent_path: null, direct_blocks: 3, subtree_blocks: 3, direct_tokens: 3, subtree_tokens: 3, first_sentence: '', location: null }],
+      blocks: Array.from({ length: 3 }, (_, i) => ({ block_id: `b${i}`, block_index: i, section_path: 'A', text: `${words[(d + i) % 8]} ${words[(d * 3 + i) % 8]} item${d % 11}`, token_count: 3, location: { kind: 'page' as const, page: i + 1 } })),
+    }));
+    const one = await writeSegment(root, docs, docs.length, null);
+    const each = await writeSegment(root, docs, 1, null);
+    for (const name of [SEGMENT_FILES_2.keyword, SEGMENT_FILES_2.postings, SEGMENT_FILES_2.documents, SEGMENT_FILES_2.blocks]) assert.equal(sha(path.join(each, name)), sha(path.join(one, name)), name);
   });
 
   it('damaged files are store_corrupt naming the file; a newer document list is store_future_version', async () => {

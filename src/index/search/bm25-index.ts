@@ -58,10 +58,16 @@ export function keywordFields(documents: readonly Document[]): { texts: string[]
 }
 
 interface Building {
-  /** flat [block, frequencies, block, frequencies, ...] per term (see post) */
-  perTerm: Map<string, number[]>;
+  /** Term → id, in order of first appearance; postings as parallel typed arrays, in block order (see post). */
+  termIds: Map<string, number>;
+  terms: string[];
+  postTerm: Uint32Array;
+  postBlock: Uint32Array;
+  postFreq: Uint32Array;
+  posts: number;
   docLengths: Uint32Array;
   headLengths: Uint32Array;
+  blocks: number;
   /** The blocks of a section share their headings: the last one's counts are kept, not worked out again. */
   lastHeading: string;
   lastHead: { tf: Map<string, number>; length: number };
@@ -73,19 +79,39 @@ function counts(tokens: readonly string[]): Map<string, number> {
   return tf;
 }
 
+function grown<T extends Uint32Array>(a: T, need: number): T {
+  if (need <= a.length) return a;
+  const next = new Uint32Array(Math.max(need, a.length * 2));
+  next.set(a);
+  return next as T;
+}
+
 /**
- * A posting while building: the text frequency in the low 16 bits, the headings' (at most 16,383, which
- * no title reaches) above them, so an entry stays a small integer and a list two numbers a posting (a
- * third number per posting made building 100k blocks ~30% slower).
+ * A posting while building: its term's id, its block, and the text frequency in the low 16 bits with
+ * the headings' (at most 16,383, which no title reaches) above them. Three typed arrays, not a list per
+ * term: 12 bytes a posting instead of about 40, a batch of 8,192 blocks (1.2 million postings) building
+ * in a third of the memory.
  */
 const HEAD_TF_MAX = 16383;
 function post(s: Building, t: string, block: number, n: number, h: number): void {
-  let list = s.perTerm.get(t);
-  if (!list) s.perTerm.set(t, (list = []));
-  list.push(block, Math.min(n, 65535) + Math.min(h, HEAD_TF_MAX) * 65536);
+  let id = s.termIds.get(t);
+  if (id === undefined) {
+    id = s.terms.length;
+    s.termIds.set(t, id);
+    s.terms.push(t);
+  }
+  if (s.posts === s.postTerm.length) {
+    s.postTerm = grown(s.postTerm, s.posts + 1);
+    s.postBlock = grown(s.postBlock, s.posts + 1);
+    s.postFreq = grown(s.postFreq, s.posts + 1);
+  }
+  s.postTerm[s.posts] = id;
+  s.postBlock[s.posts] = block;
+  s.postFreq[s.posts++] = Math.min(n, 65535) + Math.min(h, HEAD_TF_MAX) * 65536;
 }
 
-function addBlock(s: Building, text: string, heading: string, block: number): void {
+function addBlock(s: Building, text: string, heading: string): void {
+  const block = s.blocks++;
   const toks = keywordTokens(text);
   if (heading !== s.lastHeading) {
     const headToks = keywordTokens(heading);
@@ -93,6 +119,8 @@ function addBlock(s: Building, text: string, heading: string, block: number): vo
     s.lastHead = { tf: counts(headToks), length: headToks.length };
   }
   const head = s.lastHead.tf;
+  s.docLengths = grown(s.docLengths, s.blocks);
+  s.headLengths = grown(s.headLengths, s.blocks);
   s.docLengths[block] = toks.length;
   s.headLengths[block] = s.lastHead.length;
   const tf = counts(toks);
@@ -101,14 +129,38 @@ function addBlock(s: Building, text: string, heading: string, block: number): vo
 }
 
 function start(n: number): Building {
-  return { perTerm: new Map(), docLengths: new Uint32Array(n), headLengths: new Uint32Array(n), lastHeading: '', lastHead: { tf: new Map(), length: 0 } };
+  const cap = Math.max(1024, n * 64);
+  return {
+    termIds: new Map(),
+    terms: [],
+    postTerm: new Uint32Array(cap),
+    postBlock: new Uint32Array(cap),
+    postFreq: new Uint32Array(cap),
+    posts: 0,
+    docLengths: new Uint32Array(n),
+    headLengths: new Uint32Array(n),
+    blocks: 0,
+    lastHeading: '',
+    lastHead: { tf: new Map(), length: 0 },
+  };
 }
 
 /** `headings[i]` is block i's headings field (keywordHeading); none given: every block has none. */
 export function buildBm25(texts: readonly string[], headings?: readonly string[]): Bm25Data {
   const s = start(texts.length);
-  texts.forEach((text, block) => addBlock(s, text, headings?.[block] ?? '', block));
+  texts.forEach((text, block) => addBlock(s, text, headings?.[block] ?? ''));
   return finish(s);
+}
+
+/** The same index, its blocks given a few at a time (a worker adds each slice as it arrives). */
+export class Bm25Builder {
+  private readonly s = start(0);
+  add(texts: readonly string[], headings: readonly string[]): void {
+    texts.forEach((text, i) => addBlock(this.s, text, headings[i] ?? ''));
+  }
+  finish(): Bm25Data {
+    return finish(this.s);
+  }
 }
 
 const YIELD_EVERY = 2000;
@@ -122,34 +174,33 @@ export async function buildBm25Yielding(texts: readonly string[], headings?: rea
   for (let first = 0; first < texts.length; first += YIELD_EVERY) {
     signal?.throwIfAborted();
     const end = Math.min(texts.length, first + YIELD_EVERY);
-    for (let b = first; b < end; b++) addBlock(s, texts[b]!, headings?.[b] ?? '', b);
+    for (let b = first; b < end; b++) addBlock(s, texts[b]!, headings?.[b] ?? '');
     await new Promise<void>((r) => setImmediate(r));
   }
   return finish(s);
 }
 
-function finish({ perTerm, docLengths, headLengths }: Building): Bm25Data {
-  const terms = [...perTerm.keys()].sort();
-  let total = 0;
-  for (const t of terms) total += perTerm.get(t)!.length / 2;
+/** Terms sorted (code-unit order), and each one's postings together, in block order: a counting sort of the postings by term. */
+function finish(s: Building): Bm25Data {
+  const { terms, posts, postTerm, postBlock, postFreq } = s;
+  const order = terms.map((_, i) => i).sort((a, b) => (terms[a]! < terms[b]! ? -1 : terms[a]! > terms[b]! ? 1 : 0));
+  const rank = new Uint32Array(terms.length);
+  order.forEach((id, r) => (rank[id] = r));
   const offsets = new Uint32Array(terms.length + 1);
-  const blocks = new Uint32Array(total);
-  const tfs = new Uint16Array(total);
-  const headTfs = new Uint16Array(total);
-  let pos = 0;
-  terms.forEach((t, i) => {
-    offsets[i] = pos;
-    const list = perTerm.get(t)!;
-    for (let j = 0; j < list.length; j += 2) {
-      blocks[pos] = list[j]!;
-      const f = list[j + 1]!;
-      tfs[pos] = f & 0xffff;
-      headTfs[pos] = f >>> 16;
-      pos++;
-    }
-  });
-  offsets[terms.length] = pos;
-  return { terms, offsets, blocks, tfs, headTfs, docLengths, headLengths };
+  for (let i = 0; i < posts; i++) offsets[rank[postTerm[i]!]! + 1]!++;
+  for (let r = 0; r < terms.length; r++) offsets[r + 1]! += offsets[r]!;
+  const cursor = offsets.slice(0, terms.length);
+  const blocks = new Uint32Array(posts);
+  const tfs = new Uint16Array(posts);
+  const headTfs = new Uint16Array(posts);
+  for (let i = 0; i < posts; i++) {
+    const p = cursor[rank[postTerm[i]!]!]!++;
+    blocks[p] = postBlock[i]!;
+    const f = postFreq[i]!;
+    tfs[p] = f & 0xffff;
+    headTfs[p] = f >>> 16;
+  }
+  return { terms: order.map((id) => terms[id]!), offsets, blocks, tfs, headTfs, docLengths: s.docLengths.subarray(0, s.blocks), headLengths: s.headLengths.subarray(0, s.blocks) };
 }
 
 /** One term's postings in one part: block numbers (ascending) and the two field frequencies. */

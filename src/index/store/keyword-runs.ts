@@ -20,8 +20,11 @@ import type { Bm25Data } from '../search/bm25-index';
 
 const pad4 = (n: number) => (n + 3) & ~3;
 
-/** Bytes gathered before a write of a run file. */
+/** Bytes gathered before a write of a run file; bytes a run reader reads at once (a segment's runs are read side by side). */
 const RUN_PIECE = 1 << 20;
+const READ_PIECE = 64 * 1024;
+/** Runs merged at once: their readers and files open together. */
+export const MERGE_FANIN = 64;
 
 /** Writes a batch's index to a run file, block numbers shifted by `base` (the batch's first block in the segment). */
 export async function writeRun(out: FileAppender, data: Bm25Data, base: number): Promise<void> {
@@ -82,7 +85,7 @@ interface RunSource {
 class FileRun implements RunSource {
   term: string | null = null;
   count = 0;
-  private buf = new ArrayBuffer(RUN_PIECE);
+  private buf = new ArrayBuffer(READ_PIECE);
   private u32 = new Uint32Array(this.buf);
   private u16 = new Uint16Array(this.buf);
   private bytes = new Uint8Array(this.buf);
@@ -232,20 +235,14 @@ export interface MergedTerms {
 }
 
 /**
- * Merges runs (files written by writeRun, or one batch's index in memory) into `postings`, term by term
- * in code-unit order (the order the index's binary search assumes); a term's postings are those of the
- * runs in their order, which is block order. Removes nothing: the caller deletes the run files.
+ * Merges sorted runs term by term in code-unit order (the order the index's binary search assumes),
+ * calling `emit` with each term and the runs holding it, in their order (which is block order). The
+ * sources' postings are views valid until `emit` returns.
  */
-export async function mergeRuns(runs: ReadonlyArray<string | Bm25Data>, postings: FileAppender): Promise<MergedTerms> {
+async function mergeSources(runs: ReadonlyArray<string | Bm25Data>, emit: (term: string, parts: readonly RunSource[]) => Promise<void>): Promise<void> {
   const sources: RunSource[] = [];
   try {
     for (const r of runs) sources.push(typeof r === 'string' ? await FileRun.open(r) : new MemoryRun(r));
-    const chars = new Grow(new Uint16Array(1 << 16), (n) => new Uint16Array(n));
-    const starts = new Grow(new Uint32Array(1 << 12), (n) => new Uint32Array(n));
-    const offsets = new Grow(new Float64Array(1 << 12), (n) => new Float64Array(n));
-    starts.push(0);
-    offsets.push(0);
-    let total = 0;
     // A heap of run indices by (term, run): the smallest term on top, equal terms in run order.
     const heap: number[] = [];
     const less = (a: number, b: number) => {
@@ -293,38 +290,83 @@ export async function mergeRuns(runs: ReadonlyArray<string | Bm25Data>, postings
       if (s.term !== null) push(i);
     });
     const taken: number[] = [];
+    const parts: RunSource[] = [];
     let previous: string | null = null;
     while (heap.length > 0) {
       const term = sources[heap[0]!]!.term!;
       if (previous !== null && !(previous < term)) throw new Error(`internal: keyword runs out of order at ${JSON.stringify(term)}`);
       previous = term;
       taken.length = 0;
+      parts.length = 0;
       while (heap.length > 0 && sources[heap[0]!]!.term === term) taken.push(pop());
-      // Views on each run's buffer, appended (copied) before any of those runs moves on.
-      const one = taken.length === 1 ? sources[taken[0]!]!.whole() : null;
-      if (one) {
-        const w = postings.append(one);
-        if (w) await w;
-      } else {
-        const views = taken.map((i) => sources[i]!.views());
-        for (let key = 0; key < 3; key++)
-          for (const v of views) {
-            const w = postings.append(v[key]!);
-            if (w) await w;
-          }
-      }
-      for (let k = 0; k < term.length; k++) chars.push(term.charCodeAt(k));
-      starts.push(chars.length);
-      for (const i of taken) total += sources[i]!.count;
-      offsets.push(total);
+      for (const i of taken) parts.push(sources[i]!);
+      await emit(term, parts);
       for (const i of taken) {
         const s = sources[i]!;
         if (!s.advance()) await s.fill();
         if (s.term !== null) push(i);
       }
     }
-    return { termChars: chars.view, termStarts: starts.view, offsets: offsets.view };
   } finally {
     for (const s of sources) await s.close();
   }
+}
+
+/** Appends a term's postings, run by run for each of the three arrays (one view when a single run file holds it). */
+async function appendPostings(out: FileAppender, parts: readonly RunSource[]): Promise<void> {
+  const one = parts.length === 1 ? parts[0]!.whole() : null;
+  if (one) {
+    const w = out.append(one);
+    if (w) await w;
+    return;
+  }
+  const views = parts.map((p) => p.views());
+  for (let key = 0; key < 3; key++)
+    for (const v of views) {
+      const w = out.append(v[key]!);
+      if (w) await w;
+    }
+}
+
+/**
+ * Merges runs (files written by writeRun, or one batch's index in memory) into `postings`, and returns
+ * the term table and offsets. Removes nothing: the caller deletes the run files.
+ */
+export async function mergeRuns(runs: ReadonlyArray<string | Bm25Data>, postings: FileAppender): Promise<MergedTerms> {
+  const chars = new Grow(new Uint16Array(1 << 16), (n) => new Uint16Array(n));
+  const starts = new Grow(new Uint32Array(1 << 12), (n) => new Uint32Array(n));
+  const offsets = new Grow(new Float64Array(1 << 12), (n) => new Float64Array(n));
+  starts.push(0);
+  offsets.push(0);
+  let total = 0;
+  await mergeSources(runs, async (term, parts) => {
+    await appendPostings(postings, parts);
+    for (let k = 0; k < term.length; k++) chars.push(term.charCodeAt(k));
+    starts.push(chars.length);
+    for (const p of parts) total += p.count;
+    offsets.push(total);
+  });
+  return { termChars: chars.view, termStarts: starts.view, offsets: offsets.view };
+}
+
+/**
+ * Merges run files into one run file (the same records, block numbers unchanged), so that a segment of
+ * any size never merges more than MERGE_FANIN runs at once (each posting is copied once per level:
+ * twice for a million blocks).
+ */
+export async function mergeToRun(runs: readonly string[], out: FileAppender): Promise<void> {
+  let head = new Uint8Array(256);
+  await mergeSources(runs, async (term, parts) => {
+    const size = 8 + pad4(term.length * 2);
+    if (size > head.length) head = new Uint8Array(size * 2);
+    const u32 = new Uint32Array(head.buffer, 0, 2);
+    u32[0] = term.length;
+    u32[1] = parts.reduce((n, p) => n + p.count, 0);
+    const u16 = new Uint16Array(head.buffer, 8, (size - 8) / 2);
+    u16.fill(0);
+    for (let k = 0; k < term.length; k++) u16[k] = term.charCodeAt(k);
+    const w = out.append(head.subarray(0, size));
+    if (w) await w;
+    await appendPostings(out, parts);
+  });
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { StoreError, errorMessage } from '../../common/errors';
 import { readFullySync } from '../../common/read-file';
 import type { Slicer } from '../../common/slicer';
-import type { Document } from '../model';
+import type { Block, Document } from '../model';
 import type { KeywordData, PostingList } from '../search/bm25-index';
 import { type Int8Scorer, allocateInt8 } from '../search/dot-kernel';
 import type { ExactRows } from '../search/quantized-vectors';
@@ -132,25 +132,48 @@ export async function readTexts(folder: string, table: BlockTable): Promise<Segm
   }
 }
 
-/** The documents of a format-2 segment, their blocks reading their texts from the segment's bytes. */
-export async function readSegmentDocuments2(folder: string, blocks: number, slicer: Slicer): Promise<Document[]> {
+/**
+ * A document whose blocks are made on first access, then kept as a plain property: loading a million
+ * blocks builds none of their objects (a third of a 100k load's time, and most of its collector pauses);
+ * a search shows a few, a tool that walks them all (scan_term) makes them once. Enumerable like any
+ * property, so serialising or spreading the document gives its blocks.
+ */
+function withLazyBlocks(stored: StoredDocument, make: () => Block[]): Document {
+  const doc = { ...stored } as unknown as Document;
+  Object.defineProperty(doc, 'blocks', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const blocks = make();
+      Object.defineProperty(doc, 'blocks', { value: blocks, enumerable: true, configurable: true, writable: true });
+      return blocks;
+    },
+  });
+  return doc;
+}
+
+/** A format-2 segment's documents, and how many blocks each has (counted without making them). */
+export interface SegmentDocuments {
+  documents: Document[];
+  blockCounts: number[];
+}
+
+/** The documents of a format-2 segment, their blocks (made when first read) reading their texts from the segment's bytes. */
+export async function readSegmentDocuments2(folder: string, blocks: number, slicer: Slicer): Promise<SegmentDocuments> {
   const stored = await readStoredDocuments(folder, slicer);
   const table = await readBlocks(folder, blocks, slicer);
   const counted = stored.reduce((n, d) => n + d.blocks, 0);
   if (counted !== blocks) throw corrupt(path.join(folder, SEGMENT_FILES_2.documents), `its documents have ${counted} blocks, blocks.pack ${blocks}`);
   const texts = await readTexts(folder, table);
   const names = sectionNames(table);
-  const out: Document[] = [];
+  const documents: Document[] = [];
   let at = 0;
   for (const s of stored) {
-    const list = new Array(s.blocks);
-    for (let b = 0; b < s.blocks; b++, at++) {
-      list[b] = storedBlock(table, at, names, texts);
-      if ((at & 1023) === 0) await slicer.tick();
-    }
-    out.push({ ...s, blocks: list });
+    const first = at;
+    documents.push(withLazyBlocks(s, () => Array.from({ length: s.blocks }, (_, b) => storedBlock(table, first + b, names, texts))));
+    at += s.blocks;
   }
-  return out;
+  return { documents, blockCounts: stored.map((d) => d.blocks) };
 }
 
 /** A format-2 segment's keyword index: terms and lengths in memory, each term's postings read from keyword.postings when a query needs them. */

@@ -7,7 +7,7 @@ import type { Bm25Data } from '../search/bm25-index';
 import { quantizeRows } from '../search/quantize';
 import { encodePack } from './binary-pack';
 import { BlockTableBuilder } from './block-table';
-import { mergeRuns, writeRun } from './keyword-runs';
+import { MERGE_FANIN, mergeRuns, mergeToRun, writeRun } from './keyword-runs';
 import { SEGMENT_FILES_2 } from './segment-format';
 import { SEGMENT_FORMAT_VERSION_2, type StoredDocument } from './snapshot-manifest';
 import type { StagedFolder } from './staged-folder';
@@ -49,8 +49,13 @@ export class SegmentWriter {
   private readonly docLengths: Uint32Array;
   private readonly headLengths: Uint32Array;
   private readonly scales: Float32Array | null;
-  private runs: Array<string | Bm25Data> = [];
+  /** The first batch's index while it is the only one; then every batch's, in run files by merge level. */
+  private first: { data: Bm25Data; base: number } | null = null;
+  private readonly levels: Array<Array<{ file: string; base: number }>> = [];
   private spilled = 0;
+  private batches = 0;
+  /** Codes of a batch, reused from batch to batch. */
+  private codes = new Int8Array(0);
   private readonly open: FileAppender[] = [];
 
   private constructor(
@@ -103,7 +108,7 @@ export class SegmentWriter {
    * (normalised, blocks × dims, in the same order; null when keyword-only) and their keyword index
    * (block numbers local to the batch).
    */
-  async add(docs: readonly Document[], rows: Float32Array | null, bm25: Bm25Data): Promise<void> {
+  async add(docs: readonly Document[], rows: Float32Array | null, bm25: Bm25Data, tick: () => Promise<void> = async () => undefined): Promise<void> {
     const n = docs.reduce((k, d) => k + d.blocks.length, 0);
     if (bm25.docLengths.length !== n) throw new Error(`internal: a keyword index of ${bm25.docLengths.length} blocks for a batch of ${n}`);
     const dims = this.dims;
@@ -117,48 +122,76 @@ export class SegmentWriter {
           if (w) await w;
           this.table.add(b, this.textOut.length);
         }
+        await tick();
       }
       if (dims !== null && rows) {
         await this.vectorsOut!.append(new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength));
-        const codes = new Int8Array(n * dims);
-        quantizeRows(rows, dims, codes, this.scales!.subarray(base, base + n));
-        await this.codesOut!.append(new Uint8Array(codes.buffer));
+        if (this.codes.length < n * dims) this.codes = new Int8Array(n * dims);
+        const codes = this.codes.subarray(0, n * dims);
+        // A thousand rows at a time (a few ms each at 1,024 dimensions), the loop given back between.
+        for (let r = 0; r < n; r += 1024) {
+          const m = Math.min(1024, n - r);
+          quantizeRows(rows.subarray(r * dims, (r + m) * dims), dims, codes.subarray(r * dims, (r + m) * dims), this.scales!.subarray(base + r, base + r + m));
+          await tick();
+        }
+        await this.codesOut!.append(new Uint8Array(codes.buffer, 0, n * dims));
       }
       this.docLengths.set(bm25.docLengths, base);
       this.headLengths.set(bm25.headLengths, base);
       this.blocks += n;
       this.documents += docs.length;
       // One batch's index waits in memory; from the second on, every batch goes to a run file.
-      this.runs.push(bm25);
-      this.bases.set(bm25, base);
-      if (this.runs.length > 1) await this.spill();
+      if (this.batches++ === 0) this.first = { data: bm25, base };
+      else {
+        if (this.first) await this.spill(this.first.data, this.first.base);
+        this.first = null;
+        await this.spill(bm25, base);
+      }
     });
   }
 
-  /** Writes the batches still in memory to run files, their block numbers made segment-wide. */
-  private async spill(): Promise<void> {
-    const out: Array<string | Bm25Data> = [];
-    for (const r of this.runs) {
-      if (typeof r === 'string') {
-        out.push(r);
-        continue;
-      }
-      const file = path.join(this.scratch, `run-${String(this.spilled++).padStart(6, '0')}`);
-      await fs.mkdir(this.scratch, { recursive: true });
-      const a = await FileAppender.create(file);
-      try {
-        await writeRun(a, r, this.bases.get(r)!);
-      } finally {
-        await a.close();
-      }
-      this.bases.delete(r);
-      out.push(file);
-    }
-    this.runs = out;
+  private async newRun(): Promise<{ file: string; out: FileAppender }> {
+    await fs.mkdir(this.scratch, { recursive: true });
+    const file = path.join(this.scratch, `run-${String(this.spilled++).padStart(6, '0')}`);
+    return { file, out: await FileAppender.create(file) };
   }
 
-  /** First block of each batch still in memory. */
-  private readonly bases = new Map<Bm25Data, number>();
+  /**
+   * A batch's index to a run file (block numbers made segment-wide); MERGE_FANIN runs of one level are
+   * merged into one of the next, so the final merge never opens more than a few dozen.
+   */
+  private async spill(data: Bm25Data, base: number): Promise<void> {
+    const run = await this.newRun();
+    try {
+      await writeRun(run.out, data, base);
+    } finally {
+      await run.out.close();
+    }
+    (this.levels[0] ??= []).push({ file: run.file, base });
+    for (let level = 0; (this.levels[level]?.length ?? 0) >= MERGE_FANIN; level++) {
+      const group = this.levels[level]!.splice(0);
+      const merged = await this.newRun();
+      try {
+        await mergeToRun(
+          group.map((g) => g.file),
+          merged.out,
+        );
+      } finally {
+        await merged.out.close();
+      }
+      for (const g of group) await fs.rm(g.file);
+      (this.levels[level + 1] ??= []).push({ file: merged.file, base: group[0]!.base });
+    }
+  }
+
+  /** The runs in block order (each level's runs cover contiguous ranges of blocks). */
+  private get runs(): Array<string | Bm25Data> {
+    if (this.first) return [this.first.data];
+    return this.levels
+      .flat()
+      .sort((a, b) => a.base - b.base)
+      .map((r) => r.file);
+  }
 
   /** Blocks written so far. */
   get written(): number {

@@ -127,6 +127,8 @@ export function globalBlockOrder(documents: readonly Document[]): { blockRefs: A
 
 interface LoadedSegment {
   documents: Document[];
+  /** Each document's block count (a format-2 segment's blocks are made only when read). */
+  blockCounts: number[];
   keyword: KeywordData;
   /** Blocks the segment's files hold (live or not). */
   blocks: number;
@@ -137,20 +139,22 @@ interface LoadedSegment {
 async function loadSegment(id: string, root: string, seg: ManifestSegment, slicer: Slicer): Promise<LoadedSegment> {
   const folder = segmentDir(root, seg.id);
   let documents: Document[];
+  let blockCounts: number[];
   let keyword: KeywordData;
   if (seg.format === 2) {
-    documents = await readSegmentDocuments2(folder, seg.blocks, slicer);
+    ({ documents, blockCounts } = await readSegmentDocuments2(folder, seg.blocks, slicer));
     keyword = await readSegmentKeyword2(folder, seg.blocks);
   } else {
     const [docs, bm25] = await Promise.all([readSegmentDocuments(folder), readSegmentKeyword(folder)]);
     documents = docs;
+    blockCounts = docs.map((d) => d.blocks.length);
     keyword = inMemoryKeyword(bm25);
   }
-  const blocks = documents.reduce((n, d) => n + d.blocks.length, 0);
+  const blocks = blockCounts.reduce((n, c) => n + c, 0);
   if (documents.length !== seg.documents || blocks !== seg.blocks || keyword.docLengths.length !== blocks) {
     throw new StoreError('store_corrupt', `snapshot ${id}: segment ${seg.id} holds ${documents.length} documents / ${blocks} blocks (keyword index: ${keyword.docLengths.length}), the manifest says ${seg.documents} / ${seg.blocks}`);
   }
-  return { documents, keyword, blocks, folder, format: seg.format };
+  return { documents, blockCounts, keyword, blocks, folder, format: seg.format };
 }
 
 /** Rows of a format-1 segment quantised per read: 16 MB of float32 at 1,024 dimensions. */
@@ -202,26 +206,24 @@ export async function loadSnapshot(dir: DataDir, id: string): Promise<LoadedSnap
   // The live documents, wherever they are, in doc_id order: global block numbers (and so every
   // tie-break) are the same as in a snapshot built in one piece.
   const liveIn = new Map(manifest.documents.map((d) => [d.doc_id, d.segment]));
-  const live: Array<{ doc: Document; segment: number; localStart: number }> = [];
+  const live: Array<{ doc: Document; blocks: number; segment: number; localStart: number }> = [];
   segments.forEach((seg, si) => {
     let local = 0;
-    for (const doc of seg.documents) {
-      if (liveIn.get(doc.doc_id) === manifest.segments[si]!.id) live.push({ doc, segment: si, localStart: local });
-      local += doc.blocks.length;
-    }
+    seg.documents.forEach((doc, i) => {
+      const blocks = seg.blockCounts[i]!;
+      if (liveIn.get(doc.doc_id) === manifest.segments[si]!.id) live.push({ doc, blocks, segment: si, localStart: local });
+      local += blocks;
+    });
   });
   if (live.length !== manifest.documents.length) throw new StoreError('store_corrupt', `snapshot ${id}: ${manifest.documents.length - live.length} documents are missing from their segments`);
   live.sort((a, b) => (a.doc.doc_id < b.doc.doc_id ? -1 : a.doc.doc_id > b.doc.doc_id ? 1 : 0));
   const documents = live.map((l) => l.doc);
-  const blockRefs: Array<readonly [number, number]> = [];
   const docRanges: Array<readonly [number, number]> = [];
-  for (const [di, d] of documents.entries()) {
-    const start = blockRefs.length;
-    for (let bi = 0; bi < d.blocks.length; bi++) blockRefs.push([di, bi] as const);
-    docRanges.push([start, blockRefs.length] as const);
-    await slicer.tick();
+  let total = 0;
+  for (const l of live) {
+    docRanges.push([total, total + l.blocks] as const);
+    total += l.blocks;
   }
-  const total = blockRefs.length;
   // One segment holding exactly the live documents is the snapshot as is: no mapping.
   const whole = segments.length === 1 && segments[0]!.blocks === total;
   const toGlobal = segments.map((seg) => (whole ? null : new Int32Array(seg.blocks).fill(-1)));
@@ -241,7 +243,28 @@ export async function loadSnapshot(dir: DataDir, id: string): Promise<LoadedSnap
     for (const [si, seg] of segments.entries()) shards.push(...(await loadShards(seg, dims, toGlobal[si]!, 0, slicer)));
     vectors = new QuantizedVectors(shards, dims, total);
   }
-  return { manifest, documents, blockRefs, docRanges, bm25, vectors };
+  return withLazyBlockRefs({ manifest, documents, docRanges, bm25, vectors });
+}
+
+/**
+ * The snapshot with `blockRefs` made on first read (then kept): a million [document, block] pairs are
+ * not built at load, only when a tool first needs them.
+ */
+function withLazyBlockRefs(s: Omit<LoadedSnapshot, 'blockRefs'>): LoadedSnapshot {
+  const out = s as LoadedSnapshot;
+  Object.defineProperty(out, 'blockRefs', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const refs: Array<readonly [number, number]> = [];
+      s.docRanges.forEach(([start, end], di) => {
+        for (let b = 0; b < end - start; b++) refs.push([di, b] as const);
+      });
+      Object.defineProperty(out, 'blockRefs', { value: refs, enumerable: true, configurable: true, writable: true });
+      return refs;
+    },
+  });
+  return out;
 }
 
 /** The active snapshot, loaded; null when none was ever activated. */

@@ -79,8 +79,8 @@ export class DocumentSpool {
     await this.out.flush();
   }
 
-  /** The documents of `records`, in their order (with the doc_id each record now has). */
-  async read(records: readonly SpooledDocument[]): Promise<Document[]> {
+  /** The documents of `records`, in their order (with the doc_id each record now has); `tick` between documents. */
+  async read(records: readonly SpooledDocument[], tick: () => Promise<void> = async () => undefined): Promise<Document[]> {
     const order = records.map((_, i) => i).sort((a, b) => records[a]!.at - records[b]!.at);
     const out: Document[] = new Array(records.length);
     const h = await fs.open(this.file, 'r');
@@ -105,6 +105,7 @@ export class DocumentSpool {
           const doc = JSON.parse(buf.toString('utf8', r.at - first.at, r.at - first.at + r.length)) as Document;
           doc.doc_id = r.doc_id;
           out[order[k]!] = doc;
+          await tick();
         }
       }
     } finally {

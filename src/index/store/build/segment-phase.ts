@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { Slicer } from '../../../common/slicer';
 import type { ReusedFile } from '../../ingest/ingest-sources';
 import type { Document } from '../../model';
 import { type Bm25Data, keywordFields } from '../../search/bm25-index';
@@ -13,10 +14,11 @@ import { assembleMatrix, byDocId } from './write-phase';
 
 /**
  * Blocks per batch of the new segment: what a build holds at once (their documents, vectors, keyword
- * index) while writing a segment of any size. At 1,024 dimensions about 100 MB; larger batches made no
- * build faster (the per-batch costs, a worker start and a run file, are small against 8k blocks' work).
+ * index) while writing a segment of any size: at 1,024 dimensions about 50 MB of it, two batches in
+ * flight. The per-batch costs (a worker start, a run file, one more run to merge) stay small against
+ * 4k blocks' work.
  */
-export const BATCH_BLOCKS = 8192;
+export const BATCH_BLOCKS = 4096;
 
 /** What the manifest records of a document written into the new segment. */
 export interface WrittenDocument {
@@ -110,16 +112,20 @@ export async function writeNewSegment(input: SegmentPhaseInput): Promise<Segment
   let dims = input.carriedDims;
   let carriedBlocks = 0;
   const all = batches(items, input.batchBlocks ?? BATCH_BLOCKS);
+  // The extension host builds on its event loop's thread: long steps give it back every 8 ms.
+  const slicer = new Slicer();
+  const tick = () => slicer.tick();
+  const matrices: Array<Float32Array | undefined> = [undefined, undefined];
   if (all.length) await input.spool.flush();
-  /** A batch read, embedded and assembled, its keyword index being built in a worker. */
-  type Ready = { kept: Document[]; matrix: Float32Array | null; bm25: Promise<Bm25Data> };
+  /** A batch read, embedded and assembled; its keyword index built in a worker once started. */
+  type Ready = { kept: Document[]; matrix: Float32Array | null; bm25: Promise<Bm25Data> | null };
   const prepare = async (k: number, batch: Item[]): Promise<Ready | null> => {
     input.signal?.throwIfAborted();
     input.onBatch?.(k, all.length);
     let t = performance.now();
     const freshItems = batch.flatMap((it) => ('fresh' in it ? [it.fresh] : []));
     const carriedItems = batch.flatMap((it) => ('carried' in it ? [it.carried] : []));
-    const freshDocs = await input.spool.read(freshItems);
+    const freshDocs = await input.spool.read(freshItems, tick);
     const carried = await input.carry.read(carriedItems);
     const rowsOf = new Map<string, Float32Array>();
     const docs: Document[] = [...freshDocs];
@@ -141,31 +147,37 @@ export async function writeNewSegment(input: SegmentPhaseInput): Promise<Segment
     durations.embed += performance.now() - t;
     if (kept.length === 0) return null;
     t = performance.now();
-    const { texts, headings } = keywordFields(kept);
-    const bm25 = buildBm25OffThread(texts, headings, input.signal);
-    // Settled here too: a batch whose index is never awaited (an error in the next) must not reject unseen.
-    bm25.catch(() => undefined);
-    const matrix = input.embed && dims !== null ? assembleMatrix(kept, dims, rowsOf, vectorsByDoc) : null;
+    // Two matrices, taken in turn: a batch's is free again once the batch two before it is written
+    // (a fresh 16 MB buffer per batch lingered until a collection and kept the build's memory high).
+    const matrix = input.embed && dims !== null ? (matrices[k % 2] = assembleMatrix(kept, dims, rowsOf, vectorsByDoc, matrices[k % 2])) : null;
     durations.write += performance.now() - t;
-    return { kept, matrix, bm25 };
+    return { kept, matrix, bm25: null };
+  };
+  const startIndex = (r: Ready) => {
+    const { texts, headings } = keywordFields(r.kept);
+    r.bm25 = buildBm25OffThread(texts, headings, input.signal);
+    // Settled here too: a batch whose index is never awaited (an error in the next) must not reject unseen.
+    r.bm25.catch(() => undefined);
   };
   const write = async (r: Ready) => {
     let t = performance.now();
-    const bm25 = await r.bm25;
+    const bm25 = await r.bm25!;
     durations.index += performance.now() - t;
     t = performance.now();
     writer ??= await SegmentWriter.create(input.staged, input.folder, input.scratch, capacity, input.embed ? dims : null);
-    await writer.add(r.kept, r.matrix, bm25);
+    await writer.add(r.kept, r.matrix, bm25, tick);
     written.push(...r.kept.map(summary));
     durations.write += performance.now() - t;
   };
   try {
-    // Two batches in flight: while one's keyword index is built in its worker, this thread reads,
-    // embeds and writes the next (on two cores a build took about two thirds of the time).
+    // Two batches in flight: while one's keyword index is built in its worker, this thread reads and
+    // embeds the next (on two cores, most of a batch's time). One worker at a time: each holds about
+    // 12 bytes a posting while it builds.
     let ready: Ready | null = null;
     for (const [k, batch] of all.entries()) {
       const next = await prepare(k, batch);
       if (ready) await write(ready);
+      if (next) startIndex(next);
       ready = next;
     }
     if (ready) await write(ready);

@@ -21,12 +21,13 @@ export async function writeManifest(staged: StagedFolder, manifest: SnapshotMani
 }
 
 /**
- * The new segment's vector matrix, in its documents' order: carried rows as they are (normalised
+ * The new segment's vector matrix (in `into` when it is large enough), in its documents' order: carried rows as they are (normalised
  * already; normalising again could move their last bits), fresh vectors normalised.
  */
-export function assembleMatrix(docs: readonly Document[], dims: number, rowsOf: ReadonlyMap<string, Float32Array>, vectorsByDoc: ReadonlyMap<string, Float32Array[]>): Float32Array {
+export function assembleMatrix(docs: readonly Document[], dims: number, rowsOf: ReadonlyMap<string, Float32Array>, vectorsByDoc: ReadonlyMap<string, Float32Array[]>, into?: Float32Array): Float32Array {
   const total = docs.reduce((n, d) => n + d.blocks.length, 0);
-  const matrix = new Float32Array(total * dims);
+  // Every row is written below: a reused buffer needs no clearing.
+  const matrix = into && into.length >= total * dims ? into.subarray(0, total * dims) : new Float32Array(total * dims);
   let row = 0;
   for (const doc of docs) {
     const carried = rowsOf.get(doc.doc_id);

@@ -3,7 +3,7 @@ import type { Document } from '../model';
 import { PREAMBLE_TITLE } from '../blocks/parsed-document';
 import type { TermTable } from './term-table';
 import type { KeywordHits, KeywordSide } from './search-sides';
-import { topK } from './top-k';
+import { type TopKIndex, keywordTopK } from './bm25-topk';
 
 /** Okapi BM25 parameters: the textbook values (both fields use the same b). */
 export const BM25_K1 = 1.2;
@@ -290,6 +290,7 @@ export class Bm25Index implements KeywordSide {
   readonly size: number;
   private readonly parts: readonly Bm25Part[];
   private readonly norms: readonly Norms[];
+  private readonly allLive: readonly boolean[];
 
   constructor(data: Bm25Data);
   constructor(parts: readonly Bm25Part[], size: number);
@@ -307,6 +308,9 @@ export class Bm25Index implements KeywordSide {
     }
     const avgText = this.size ? text / this.size : 0;
     const avgHead = this.size ? head / this.size : 0;
+    // A part whose blocks are all live (renumbered, none replaced) counts a term's df without reading
+    // its postings: a common word's are megabytes at a million blocks.
+    this.allLive = this.parts.map(({ toGlobal }) => !toGlobal || toGlobal.every((g) => g >= 0));
     // Worked out once per block, not once per posting: the inner loop is two multiplications.
     this.norms = this.parts.map(({ data: d }) => {
       const n = d.docLengths.length;
@@ -321,8 +325,73 @@ export class Bm25Index implements KeywordSide {
 
   /** The top `k` blocks by score (score > 0; ties to the lower block), and any block's score. */
   search(query: string, k: number, allowed?: (block: number) => boolean): KeywordHits {
-    const scores = this.score(query, allowed);
-    return { ranked: topK(scores, k, 0).map((block) => ({ block, score: scores[block]! })), scoreOf: (block) => (scores[block]! > 0 ? scores[block]! : null) };
+    const terms = this.weighted(query).map(({ ids, lists, w, postings }) => ({
+      w,
+      postings,
+      list: (part: number) => {
+        const id = ids[part];
+        if (id === undefined) return undefined;
+        return (lists[part] ??= this.parts[part]!.data.postings(id));
+      },
+    }));
+    // The same ranking and scores as topK(this.score(query)), without walking every posting (bm25-topk.ts).
+    return keywordTopK(this.topKIndex(), terms, k, allowed);
+  }
+
+  private topK: TopKIndex | null = null;
+  /** What keywordTopK reads of this index; its accumulator and block locations made on first search. */
+  private topKIndex(): TopKIndex {
+    if (this.topK) return this.topK;
+    const { size, parts } = this;
+    let scratch: { acc: Float64Array; touched: Int32Array } | null = null;
+    const identity = parts.length === 1 && parts[0]!.toGlobal === null;
+    let partOf: Uint16Array | null = null;
+    let localOf: Int32Array | null = null;
+    const locate = () => {
+      if (partOf) return;
+      partOf = new Uint16Array(size);
+      localOf = new Int32Array(size);
+      parts.forEach(({ toGlobal, data }, i) => {
+        for (let local = 0; local < data.docLengths.length; local++) {
+          const g = toGlobal ? toGlobal[local]! : local;
+          if (g < 0) continue;
+          partOf![g] = i;
+          localOf![g] = local;
+        }
+      });
+    };
+    this.topK = {
+      size,
+      k1: BM25_K1,
+      parts: parts.map(({ toGlobal }, i) => ({ toGlobal, text: this.norms[i]!.text, head: this.norms[i]!.head })),
+      partOf: (b) => (identity ? 0 : (locate(), partOf![b]!)),
+      localOf: (b) => (identity ? b : (locate(), localOf![b]!)),
+      scratch: () => (scratch ??= { acc: new Float64Array(size), touched: new Int32Array(size) }),
+    };
+    return this.topK;
+  }
+
+  /**
+   * The query's terms that some live block holds, in the query's order (queryTerms), each with its
+   * BM25F weight w = weight · idf · (k1 + 1), its id in each part, its postings read so far, and how many.
+   * idf = ln(1 + (N - df + 0.5) / (df + 0.5)).
+   */
+  private weighted(query: string): Array<Lookup & { w: number; postings: number }> {
+    const n = this.size;
+    const looked = new Map<string, Lookup>();
+    const find = (term: string) => {
+      let l = looked.get(term);
+      if (!l) looked.set(term, (l = this.lookup(term)));
+      return l;
+    };
+    const out: Array<Lookup & { w: number; postings: number }> = [];
+    for (const { term, weight } of queryTerms(query, (t) => find(t).df > 0)) {
+      const l = find(term);
+      if (l.df === 0) continue;
+      const postings = l.ids.reduce<number>((sum, id, i) => (id === undefined ? sum : sum + this.parts[i]!.data.count(id)), 0);
+      out.push({ ...l, w: weight * Math.log(1 + (n - l.df + 0.5) / (l.df + 0.5)) * (BM25_K1 + 1), postings });
+    }
+    return out;
   }
 
   /**
@@ -335,7 +404,7 @@ export class Bm25Index implements KeywordSide {
     const ids = this.parts.map(({ data, toGlobal }, i) => {
       const id = termId(data.terms, term);
       if (id === undefined) return undefined;
-      if (!toGlobal) df += data.count(id);
+      if (!toGlobal || this.allLive[i]) df += data.count(id);
       else {
         const { blocks } = (lists[i] = data.postings(id));
         for (let p = 0; p < blocks.length; p++) if (toGlobal[blocks[p]!]! >= 0) df++;
@@ -348,21 +417,10 @@ export class Bm25Index implements KeywordSide {
   /**
    * BM25F scores of every block for the query's weighted terms (0 where no term matches); `allowed`
    * limits the blocks considered (document frequencies stay the collection's).
-   * idf = ln(1 + (N - df + 0.5) / (df + 0.5)).
    */
   score(query: string, allowed?: (block: number) => boolean): Float64Array {
-    const n = this.size;
-    const scores = new Float64Array(n);
-    const looked = new Map<string, Lookup>();
-    const find = (term: string) => {
-      let l = looked.get(term);
-      if (!l) looked.set(term, (l = this.lookup(term)));
-      return l;
-    };
-    for (const { term, weight } of queryTerms(query, (t) => find(t).df > 0)) {
-      const { ids, df, lists } = find(term);
-      if (df === 0) continue;
-      const w = weight * Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (BM25_K1 + 1);
+    const scores = new Float64Array(this.size);
+    for (const { ids, lists, w } of this.weighted(query)) {
       this.parts.forEach(({ data, toGlobal }, i) => {
         const id = ids[i];
         if (id === undefined) return;

@@ -75,13 +75,14 @@ const SEED_GROUP = 65_536;
  * (the rebuild group's convention: a full rebuild with embeddings cached). Returns the blocks seen.
  */
 export async function seedCache(s: Shelf, folder: string, books: number, embeddingsDir: string, baseURL: string, model: string, dims: number, pool: IngestPool): Promise<number> {
-  const cache = new EmbeddingCache(embeddingsDir, endpointFamily(baseURL), model, dims);
+  // A cache instance per flush: an instance keeps every vector it was given (4 GB at 1M).
+  const cache = () => new EmbeddingCache(embeddingsDir, endpointFamily(baseURL), model, dims);
   let pending = new Map<string, Float32Array>();
   let blocks = 0;
   const flush = async () => {
     const items = [...pending];
     pending = new Map();
-    await cache.putAll(items);
+    await cache().putAll(items);
   };
   const inFlight = new Set<Promise<void>>();
   for (let b = 0; b < books; b++) {
@@ -97,6 +98,6 @@ export async function seedCache(s: Shelf, folder: string, books: number, embeddi
   }
   await Promise.all(inFlight);
   await flush();
-  await cache.compact();
+  await cache().compact();
   return blocks;
 }

@@ -148,6 +148,7 @@ async function scaleAt(n: number): Promise<BenchRow[]> {
       k({ name: `${label}.cold_load_ms (vs raw read of the ${Math.round(MB(loaded.loadedBytes))} MB it reads)`, value: loaded.loadMs, unit: 'ms', floor: loaded.rawReadMs, ratio: loaded.loadMs / loaded.rawReadMs, target: '<= 2' }),
       k({ name: `${label}.load_loop_delay_p99_ms`, value: loaded.loopDelayP99Ms, unit: 'ms', floor: 50, ratio: loaded.loopDelayP99Ms / 50, target: '<= 50', absolute: true }),
       k({ name: `${label}.load_loop_delay_max_ms`, value: loaded.loopDelayMaxMs, unit: 'ms', floor: null, ratio: null }),
+      k({ name: `${label}.load_loop_delay_max_ms.first_load_in_process`, value: loaded.firstLoadDelayMaxMs, unit: 'ms', floor: null, ratio: null }),
       k({ name: `${label}.keyword_p50_ms`, value: loaded.keywordP50Ms, unit: 'ms', floor: null, ratio: null }),
       k({ name: `${label}.keyword_p95_ms`, value: loaded.keywordP95Ms, unit: 'ms', floor: 20, ratio: loaded.keywordP95Ms / 20, target: '<= 20', absolute: true }),
       k({ name: `${label}.keyword_index_build_ms (in the full build)`, value: full.durations.index!, unit: 'ms', floor: null, ratio: null }),

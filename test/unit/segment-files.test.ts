@@ -13,6 +13,7 @@ import { DocumentSpool, type SpooledDocument } from '../../src/index/store/build
 import { SEGMENT_FILES_2 } from '../../src/index/store/segment-format';
 import { readCodes, readSegmentDocuments2, readSegmentKeyword2 } from '../../src/index/store/segment-reader';
 import { SegmentWriter } from '../../src/index/store/segment-writer';
+import { PostingsCache } from '../../src/index/store/postings-cache';
 import { StagedFolder } from '../../src/index/store/staged-folder';
 import { hashEmbedding } from '../fakes/hash-embedding';
 import { fixture, ingestOk, tempDir } from '../helpers';
@@ -107,11 +108,14 @@ describe('format-2 segment files', () => {
     });
     const docs = [doc('d1', 140_000, 'x'), doc('d2', 140_000, 'y')];
     const folder = await writeSegment(root, docs, 1, null);
-    const k = await readSegmentKeyword2(folder, 280_000);
+    const cache = new PostingsCache(4 * 1024 * 1024);
+    const k = await readSegmentKeyword2(folder, 280_000, cache);
     let id = -1;
     for (let t = 0; t < k.terms.length; t++) if (k.terms.at(t) === 'common') id = t;
     const p = k.postings(id);
     assert.equal(p.blocks.length, 280_000);
+    assert.equal(k.postings(id), p, 'a large list read again comes from the cache');
+    assert.equal(cache.size, 8 * 280_000);
     assert.ok(p.blocks.every((b, i) => b === i));
     const { texts, headings } = keywordFields(docs);
     const fresh = new Bm25Index(buildBm25(texts, headings));
@@ -130,6 +134,21 @@ describe('format-2 segment files', () => {
     const one = await writeSegment(root, docs, docs.length, null);
     const each = await writeSegment(root, docs, 1, null);
     for (const name of [SEGMENT_FILES_2.keyword, SEGMENT_FILES_2.postings, SEGMENT_FILES_2.documents, SEGMENT_FILES_2.blocks]) assert.equal(sha(path.join(each, name)), sha(path.join(one, name)), name);
+  });
+
+  it('the postings cache keeps the lists read last within its budget, least recently used out first', () => {
+    const list = (n: number) => ({ blocks: new Uint32Array(n), tfs: new Uint16Array(n), headTfs: new Uint16Array(n) });
+    const cache = new PostingsCache(100_000);
+    cache.put('a', list(5000));
+    cache.put('b', list(5000));
+    assert.ok(cache.get('a'));
+    cache.put('c', list(5000));
+    assert.deepEqual([!!cache.get('a'), !!cache.get('b'), !!cache.get('c')], [true, false, true]);
+    cache.put('huge', list(20_000));
+    assert.equal(cache.get('huge'), undefined, 'past the budget: not kept');
+    cache.put('tiny', list(10));
+    assert.equal(cache.get('tiny'), undefined, 'a small list is read again rather than kept');
+    assert.ok(cache.size <= 100_000);
   });
 
   it('damaged files are store_corrupt naming the file; a newer document list is store_future_version', async () => {

@@ -343,7 +343,7 @@ export class Bm25Index implements KeywordSide {
   private topKIndex(): TopKIndex {
     if (this.topK) return this.topK;
     const { size, parts } = this;
-    let scratch: { acc: Float64Array; touched: Int32Array } | null = null;
+    let scratch: { acc: Float32Array; touched: Int32Array } | null = null;
     const identity = parts.length === 1 && parts[0]!.toGlobal === null;
     let partOf: Uint16Array | null = null;
     let localOf: Int32Array | null = null;
@@ -363,10 +363,10 @@ export class Bm25Index implements KeywordSide {
     this.topK = {
       size,
       k1: BM25_K1,
-      parts: parts.map(({ toGlobal }, i) => ({ toGlobal, text: this.norms[i]!.text, head: this.norms[i]!.head })),
+      parts: parts.map(({ toGlobal }, i) => ({ toGlobal, text: this.norms[i]!.text, head: this.norms[i]!.head, text32: Float32Array.from(this.norms[i]!.text), head32: Float32Array.from(this.norms[i]!.head) })),
       partOf: (b) => (identity ? 0 : (locate(), partOf![b]!)),
       localOf: (b) => (identity ? b : (locate(), localOf![b]!)),
-      scratch: () => (scratch ??= { acc: new Float64Array(size), touched: new Int32Array(size) }),
+      scratch: () => (scratch ??= { acc: new Float32Array(size), touched: new Int32Array(size) }),
     };
     return this.topK;
   }

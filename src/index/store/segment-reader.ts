@@ -12,11 +12,12 @@ import { PackedTerms } from '../search/term-table';
 import { readPack } from './binary-pack';
 import { type BlockTable, SegmentTexts, readBlockTable, sectionNames, storedBlock, textPieces } from './block-table';
 import { SEGMENT_FILES_2 } from './segment-format';
+import type { PostingsCache } from './postings-cache';
 import { SEGMENT_FORMAT_VERSION_2, StoredDocument } from './snapshot-manifest';
 
 /** Largest single read; reads in flight at once; bytes of document lines parsed at once (one JSON.parse, a few ms). */
 const READ_PIECE = 16 * 1024 * 1024;
-const LINES_PIECE = 1024 * 1024;
+const LINES_PIECE = 256 * 1024;
 const READS_IN_FLIGHT = 4;
 
 const corrupt = (file: string, what: string, cause?: unknown) => new StoreError('store_corrupt', `${file}: ${what}; rebuild the index (docqa index)`, cause ? { cause } : undefined);
@@ -105,6 +106,7 @@ export async function readStoredDocuments(folder: string, slicer: Slicer): Promi
 export async function readBlocks(folder: string, blocks: number, slicer: Slicer): Promise<BlockTable> {
   const file = path.join(folder, SEGMENT_FILES_2.blocks);
   const pack = await readPack(file);
+  await slicer.tick();
   let textBytes: number;
   try {
     textBytes = fsSync.statSync(path.join(folder, SEGMENT_FILES_2.text)).size;
@@ -161,10 +163,13 @@ export interface SegmentDocuments {
 /** The documents of a format-2 segment, their blocks (made when first read) reading their texts from the segment's bytes. */
 export async function readSegmentDocuments2(folder: string, blocks: number, slicer: Slicer): Promise<SegmentDocuments> {
   const stored = await readStoredDocuments(folder, slicer);
+  await slicer.tick();
   const table = await readBlocks(folder, blocks, slicer);
+  await slicer.tick();
   const counted = stored.reduce((n, d) => n + d.blocks, 0);
   if (counted !== blocks) throw corrupt(path.join(folder, SEGMENT_FILES_2.documents), `its documents have ${counted} blocks, blocks.pack ${blocks}`);
   const texts = await readTexts(folder, table);
+  await slicer.tick();
   const names = sectionNames(table);
   const documents: Document[] = [];
   let at = 0;
@@ -184,6 +189,7 @@ class DiskPostings implements KeywordData {
     readonly headLengths: Uint32Array,
     private readonly offsets: Float64Array,
     private readonly file: string,
+    private readonly cache: PostingsCache | null,
   ) {}
 
   count(id: number): number {
@@ -191,6 +197,9 @@ class DiskPostings implements KeywordData {
   }
 
   postings(id: number): PostingList {
+    const key = `${this.file}#${id}`;
+    const kept = this.cache?.get(key);
+    if (kept) return kept;
     const n = this.count(id);
     // Its own buffer at offset 0: the u32 and u16 views need their alignment.
     const bytes = new Uint8Array(8 * n);
@@ -205,11 +214,14 @@ class DiskPostings implements KeywordData {
     } finally {
       fsSync.closeSync(fd);
     }
-    return { blocks: new Uint32Array(bytes.buffer, 0, n), tfs: new Uint16Array(bytes.buffer, 4 * n, n), headTfs: new Uint16Array(bytes.buffer, 6 * n, n) };
+    const list = { blocks: new Uint32Array(bytes.buffer, 0, n), tfs: new Uint16Array(bytes.buffer, 4 * n, n), headTfs: new Uint16Array(bytes.buffer, 6 * n, n) };
+    this.cache?.put(key, list);
+    return list;
   }
 }
 
-export async function readSegmentKeyword2(folder: string, blocks: number): Promise<KeywordData> {
+/** `cache`: where a loaded snapshot keeps the large lists its queries read (shared by its segments). */
+export async function readSegmentKeyword2(folder: string, blocks: number, cache: PostingsCache | null = null): Promise<KeywordData> {
   const file = path.join(folder, SEGMENT_FILES_2.keyword);
   const postingsFile = path.join(folder, SEGMENT_FILES_2.postings);
   const pack = await readPack(file);
@@ -232,7 +244,7 @@ export async function readSegmentKeyword2(folder: string, blocks: number): Promi
     throw new StoreError('store_corrupt', `${postingsFile} is missing`, { cause: err });
   }
   if (size !== 8 * offsets[terms.length]!) throw corrupt(postingsFile, `it has ${size} bytes, keyword.pack expects ${8 * offsets[terms.length]!}`);
-  return new DiskPostings(terms, a.docLengths, a.headLengths, offsets, postingsFile);
+  return new DiskPostings(terms, a.docLengths, a.headLengths, offsets, postingsFile, cache);
 }
 
 /** Exact float32 rows read from a segment's vectors.f32 on demand (rows of a shard starting at `firstRow`). */

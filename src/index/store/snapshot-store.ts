@@ -15,6 +15,7 @@ import { type Int8Scorer, allocateInt8, maxShardRows } from '../search/dot-kerne
 import { QuantizedVectors, type VectorShard } from '../search/quantized-vectors';
 import { quantizeRows } from '../search/quantize';
 import { Slicer } from '../../common/slicer';
+import { PostingsCache } from './postings-cache';
 import { isPinned } from './snapshot-pins';
 import { removeTree } from './remove-tree';
 
@@ -136,14 +137,16 @@ interface LoadedSegment {
   format: SegmentFormat;
 }
 
-async function loadSegment(id: string, root: string, seg: ManifestSegment, slicer: Slicer): Promise<LoadedSegment> {
+async function loadSegment(id: string, root: string, seg: ManifestSegment, slicer: Slicer, postings: PostingsCache): Promise<LoadedSegment> {
   const folder = segmentDir(root, seg.id);
   let documents: Document[];
   let blockCounts: number[];
   let keyword: KeywordData;
   if (seg.format === 2) {
     ({ documents, blockCounts } = await readSegmentDocuments2(folder, seg.blocks, slicer));
-    keyword = await readSegmentKeyword2(folder, seg.blocks);
+    await slicer.tick();
+    keyword = await readSegmentKeyword2(folder, seg.blocks, postings);
+    await slicer.tick();
   } else {
     const [docs, bm25] = await Promise.all([readSegmentDocuments(folder), readSegmentKeyword(folder)]);
     documents = docs;
@@ -201,8 +204,9 @@ export async function loadSnapshot(dir: DataDir, id: string): Promise<LoadedSnap
   if (!manifest) throw new DocQaError('snapshot_not_found', `no snapshot ${id}`);
   if (manifest.state !== 'ready' && manifest.state !== 'ready_partial') throw new DocQaError('snapshot_not_usable', `snapshot ${id} is ${manifest.state}`);
   const slicer = new Slicer();
+  const postings = new PostingsCache();
   const segments: LoadedSegment[] = [];
-  for (const seg of manifest.segments) segments.push(await loadSegment(id, root, seg, slicer));
+  for (const seg of manifest.segments) segments.push(await loadSegment(id, root, seg, slicer, postings));
   // The live documents, wherever they are, in doc_id order: global block numbers (and so every
   // tie-break) are the same as in a snapshot built in one piece.
   const liveIn = new Map(manifest.documents.map((d) => [d.doc_id, d.segment]));
@@ -217,6 +221,7 @@ export async function loadSnapshot(dir: DataDir, id: string): Promise<LoadedSnap
   });
   if (live.length !== manifest.documents.length) throw new StoreError('store_corrupt', `snapshot ${id}: ${manifest.documents.length - live.length} documents are missing from their segments`);
   live.sort((a, b) => (a.doc.doc_id < b.doc.doc_id ? -1 : a.doc.doc_id > b.doc.doc_id ? 1 : 0));
+  await slicer.tick();
   const documents = live.map((l) => l.doc);
   const docRanges: Array<readonly [number, number]> = [];
   let total = 0;
@@ -232,10 +237,12 @@ export async function loadSnapshot(dir: DataDir, id: string): Promise<LoadedSnap
     const [start, end] = docRanges[di]!;
     if (map) for (let k = 0; k < end - start; k++) map[l.localStart + k] = start + k;
   });
+  await slicer.tick();
   const bm25 = new Bm25Index(
     segments.map((seg, si) => ({ data: seg.keyword, toGlobal: toGlobal[si]! })),
     total,
   );
+  await slicer.tick();
   let vectors: QuantizedVectors | null = null;
   if (manifest.embedding.provider !== 'none') {
     const dims = manifest.embedding.dimensions;

@@ -18,7 +18,8 @@ function offered(command: string, fileName: string): boolean {
   return new RegExp(m[1]!, m[2]).test(path.extname(fileName));
 }
 
-const NAMES = ['notes.md', 'NOTES.MD', 'a.markdown', 'b.mdown', 'c.mkd', 'page.mdx', 'Page.MDX', 'x.txt', 'y.text', 'paper.pdf', 'Paper.PDF', 'data.json', 'slides.pptx', 'notes.md.bak', 'mdx', 'report.docx', 'archive.tar.gz'];
+/** Every registered extension in lower and upper case, some that are not (yet) a format, and look-alikes. */
+const NAMES = [...SUPPORTED_EXTENSIONS.flatMap((e) => [`notes${e}`, `NOTES${e.toUpperCase()}`]), 'b.mdown', 'Page.MDX', 'Paper.PDF', 'data.json', 'slides.pptx', 'notes.md.bak', 'mdx', 'report.docx', 'archive.tar.gz', 'README'];
 
 describe('formats are named once, in the parser registry', () => {
   it('the Explorer offers Inspect and Add to Sources for exactly the files a parser reads (Inspect once missed .mdown .mkd .mdx)', () => {

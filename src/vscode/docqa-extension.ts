@@ -204,7 +204,7 @@ export class DocQaExtension implements vscode.Disposable {
 
   /** Keyword-only search: no embedding endpoint, no embedding key (a user setting, then a rebuild). */
   private async useKeywordOnly(): Promise<void> {
-    await vscode.workspace.getConfiguration('docqa').update('embedding.provider', 'none', vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration().update(vscodeKeyOf('embedding.provider'), 'none', vscode.ConfigurationTarget.Global);
     const pick = await vscode.window.showInformationMessage(t('DocQA: keyword-only search is on. Rebuild the index to use it.'), t('Rebuild Index'));
     if (pick) await this.rebuild();
   }

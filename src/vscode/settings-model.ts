@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { AppSettings, DEFAULT_SETTINGS } from '../app/settings';
 import { vscodeKeyOf } from '../app/settings-table/names';
 import { type Tree, deleteAt, describeIssue, getAt, samePath, setAt } from '../app/settings-table/problems';
-import { HOST_GROUP, type Setting, type VscodeSetting } from '../app/settings-table/setting';
+import { HOST_GROUP, vscodeRows } from '../app/settings-table/setting';
 import { SETTINGS } from '../app/settings-table/table';
 
 /** Reads one setting by its full key (`docqa.chat.model`); undefined when nothing is set. */
@@ -44,8 +44,7 @@ interface SettingSpec {
   rebuild?: boolean;
 }
 
-type VscodeRow = Setting & { vscode: VscodeSetting };
-const VSCODE_ROWS: readonly VscodeRow[] = (SETTINGS as readonly Setting[]).filter((r): r is VscodeRow => r.vscode !== undefined);
+const VSCODE_ROWS = vscodeRows(SETTINGS);
 
 export const SOURCE_GLOB_KEYS = { include: vscodeKeyOf('ingest.globs.include'), exclude: vscodeKeyOf('ingest.globs.exclude') } as const;
 export const DEFAULT_SOURCE_GLOBS: SourceGlobs = { include: [], exclude: [] };
@@ -89,14 +88,15 @@ const isUnset = (v: unknown) => v === undefined || v === '';
 /** The raw object AppSettings parses: only what is set, so the schema's defaults fill the rest. */
 function rawFromConfiguration(read: ConfigurationReader): Tree {
   const raw: Tree = {};
-  const provider = safeRead(read, 'docqa.embedding.provider');
+  const providerKey = vscodeKeyOf('embedding.provider');
+  const provider = safeRead(read, providerKey);
   for (const spec of SETTING_SPECS) {
     const value = safeRead(read, spec.key);
     if (spec.path[0] === 'embedding') {
       // Keyword-only has no endpoint: its base URL, model and dimensions are not read. An endpoint
       // named but left empty is reported as unset, not as a bad URL.
       if (provider === undefined || provider === 'none') continue;
-      if (spec.key === 'docqa.embedding.provider') setAt(raw, spec.path, value);
+      if (spec.key === providerKey) setAt(raw, spec.path, value);
       else setAt(raw, spec.path, isUnset(value) ? undefined : value);
       continue;
     }

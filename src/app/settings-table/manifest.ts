@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { DEFAULT_SETTINGS } from '../settings';
 import { getAt } from './problems';
 import { schemaInfo } from './schema-info';
-import type { Setting, VscodeSetting } from './setting';
+import { type Setting, type VscodeRow, vscodeRows as rowsOffered } from './setting';
 import { SETTINGS } from './table';
 
 /**
@@ -11,9 +11,7 @@ import { SETTINGS } from './table';
  * into the files; test/unit/settings-manifest.test.ts fails when the files say anything else.
  */
 
-type VscodeRow = Setting & { vscode: VscodeSetting };
-
-export const vscodeRows = (rows: readonly Setting[] = SETTINGS): VscodeRow[] => rows.filter((r): r is VscodeRow => r.vscode !== undefined);
+const vscodeRows = (rows: readonly Setting[] = SETTINGS): VscodeRow[] => rowsOffered(rows);
 
 /** `docqa.chat.thinking` → `config.chat.thinking`: the prefix of the setting's nls keys. */
 const nlsPrefix = (key: string) => `config.${key.slice('docqa.'.length)}`;

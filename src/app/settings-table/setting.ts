@@ -53,6 +53,11 @@ export interface Setting<P extends string = string, S extends z.ZodType = z.ZodT
   unset?: unknown;
 }
 
+/** A row the extension offers. */
+export type VscodeRow = Setting & { vscode: VscodeSetting };
+
+export const vscodeRows = (rows: readonly Setting[]): VscodeRow[] => rows.filter((r): r is VscodeRow => r.vscode !== undefined);
+
 /** A row of the table, its path kept as a literal type so that AppSettings' type follows from the table. */
 export function setting<const P extends string, S extends z.ZodType>(row: Setting<P, S>): Setting<P, S> {
   return row;

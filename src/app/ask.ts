@@ -6,11 +6,11 @@ import { Redactor } from '../common/redact';
 import { EarlierTurn } from '../harness/conversation-context';
 import type { AskEvent } from './ask-event';
 import type { ChatModel } from '../harness/loop-context';
-import { ChatClient } from '../harness/model-client';
 import { activeBundle } from '../harness/prompt-store';
 import type { SnapshotLru } from '../index/store/snapshot-lru';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
 import { TraceMode } from '../trace/trace-model';
+import { type RunChat, runChat } from './local-models/local-chat';
 import { queryEmbedding } from './query-embedding';
 import type { AppSettings, HostWords, KeyProvider } from './settings';
 import { type TracedRun, runTraced } from './traced-run';
@@ -95,14 +95,17 @@ export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortS
   if (!handle) throw new DocQaError('collection_unavailable', `no snapshot is active; build one with ${words.buildCommand}`);
   try {
     const embedQuery = queryEmbedding(handle.snapshot, settings, embeddingKey, words, true);
+    const chat = await chatFor(ctx, chatKey, o);
     const mode = req.trace ?? settings.trace.mode;
     const run = await runTraced({
       ...runBase(ctx),
       question: req.question,
       conversation: req.conversation,
+      budgets: chat.budgets,
+      contextWindow: chat.window,
       snapshot: handle.snapshot,
       embedQuery,
-      model: ctx.model ?? new ChatClient(settings.chat, chatKey ?? ''),
+      model: chat.model,
       bundle,
       lang,
       mode,
@@ -119,4 +122,15 @@ export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortS
   } finally {
     await handle.release();
   }
+}
+
+/**
+ * The run's chat model and budgets: the one a test gave, else the configured endpoint — behind which a
+ * local server is recognised, its model loaded if need be (said through `model_loading`), and the
+ * context budget taken from the window it serves (src/app/local-models).
+ */
+export async function chatFor(ctx: AskContext, chatKey: string | undefined, o: { signal?: AbortSignal; onEvent?: (e: AskEvent) => void }): Promise<RunChat> {
+  const budgets = ctx.settings.run.budgets;
+  if (ctx.model) return { model: ctx.model, budgets, window: null, local: null };
+  return runChat(ctx.settings.chat, budgets, chatKey ?? '', { signal: o.signal, pickHint: ctx.words.pickModelCommand, onLoading: (e) => o.onEvent?.({ type: 'model_loading', ...e }) });
 }

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { ContextWindow } from '../common/served-window';
 import type { Budgets } from '../harness/budget';
 import type { ChatConfig } from '../harness/model-client';
 import type { PromptBundle } from '../harness/prompt-bundle';
@@ -24,6 +25,8 @@ export interface ManifestInput {
   budgets: Budgets;
   thresholds: { noGain: number; violations: number };
   maxConversationTokens: number;
+  /** A chat model served locally: the window behind the context budget. */
+  contextWindow?: ContextWindow | null;
 }
 
 /** The conversation template's hash, and its lender when an older bundle borrowed the baseline's. */
@@ -46,6 +49,7 @@ export function buildRunManifest(i: ManifestInput): RunManifest {
     budgets: { ...i.budgets },
     thresholds: { no_gain: i.thresholds.noGain, violations: i.thresholds.violations },
     max_conversation_tokens: i.maxConversationTokens,
+    ...(i.contextWindow ? { context_window: i.contextWindow } : {}),
   };
   const config_hash = crypto.createHash('sha256').update(stableJson(body)).digest('hex');
   return { app: { name: 'docqa', version: i.appVersion, build: BUILD_HASH }, ...body, config_hash };

@@ -8,6 +8,7 @@ import { type EarlierTurn, conversationContext } from '../harness/conversation-c
 import { TOOLS } from '../tools/registry';
 import type { QueryEmbedder, ToolName } from '../tools/tool';
 import type { Redactor } from '../common/redact';
+import type { ContextWindow } from '../common/served-window';
 import { buildRunManifest } from './run-manifest';
 import type { RunManifest, TraceMode } from '../trace/trace-model';
 import { newRunId, pruneTraces } from '../trace/trace-store';
@@ -22,6 +23,8 @@ export interface TracedRunOptions {
   chat: ChatConfig;
   bundle: PromptBundle;
   budgets: Budgets;
+  /** A chat model served locally: the window `budgets.max_context_tokens` was derived from. */
+  contextWindow?: ContextWindow | null;
   thresholds: { noGain: number; violations: number };
   /** A follow-up's earlier turns (question and released answer), oldest first; none for a first question. */
   conversation?: readonly EarlierTurn[];
@@ -70,7 +73,7 @@ export interface TracedRun {
 export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
   const run_id = newRunId();
   const tools = o.tools ?? TOOLS.map((t) => t.name);
-  const manifest = buildRunManifest({ appVersion: o.appVersion, bundle: o.bundle, tools, chat: o.chat, snapshot: o.snapshot.manifest, budgets: o.budgets, thresholds: o.thresholds, maxConversationTokens: o.maxConversationTokens });
+  const manifest = buildRunManifest({ appVersion: o.appVersion, bundle: o.bundle, tools, chat: o.chat, snapshot: o.snapshot.manifest, budgets: o.budgets, thresholds: o.thresholds, maxConversationTokens: o.maxConversationTokens, contextWindow: o.contextWindow });
   const conversation = conversationContext(o.bundle.conversation, o.conversation ?? [], o.maxConversationTokens);
   const use: ConversationUse = { turns: conversation.turns, dropped: conversation.dropped, tokens: conversation.tokens };
   const writer = new TraceWriter(run_id, o.dir.traceDir(run_id), o.redactor, o.writer);
@@ -85,6 +88,7 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
     bundle: o.bundle,
     conversation,
     budgets: o.budgets,
+    contextWindow: o.contextWindow ?? undefined,
     thresholds: o.thresholds,
     lang: o.lang,
     tools,

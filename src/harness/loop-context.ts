@@ -1,4 +1,5 @@
 import type { Provider, SettingNames } from '../common/provider-failure';
+import type { ContextWindow } from '../common/served-window';
 import type { RetryPolicy } from '../common/retry-policy';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
 import type { QueryEmbedder, ToolName } from '../tools/tool';
@@ -28,6 +29,8 @@ export interface AgentOptions {
   /** A follow-up's earlier turns as the prompts' conversation section (conversationContext); none by default. */
   conversation?: ConversationContext;
   budgets: Budgets;
+  /** A chat model served locally: the window behind `budgets.max_context_tokens` (ledger and trace say why). */
+  contextWindow?: ContextWindow;
   thresholds?: { noGain?: number; violations?: number };
   /** The answer's language (the fallback is written in it); default: the bundle's. */
   lang?: Lang;

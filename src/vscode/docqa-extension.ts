@@ -24,6 +24,7 @@ export const VSCODE_WORDS: HostWords = {
     embedding: { key: 'DocQA: Set Embedding API Key', base_url: 'docqa.embedding.baseUrl', model: 'docqa.embedding.model' },
   },
   buildCommand: '“DocQA: Rebuild Index”',
+  pickModelCommand: '“DocQA: Pick Chat Model”',
   keywordOnly: '“DocQA: Use Keyword-Only Search”',
   addSourceCommand: '“DocQA: Add Folder to Sources”',
 };

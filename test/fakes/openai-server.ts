@@ -33,7 +33,7 @@ export type Fault =
   | { kind: 'model_not_found' };
 
 /** How a completion ends: normally, without a finish reason, with the connection dying, or never. */
-type Mode = 'complete' | 'truncate' | 'cut' | 'stall';
+export type Mode = 'complete' | 'truncate' | 'cut' | 'stall';
 
 export interface RecordedRequest {
   path: string;
@@ -152,6 +152,11 @@ export class FakeOpenAIServer {
     return `http://127.0.0.1:${this.port}/v1`;
   }
 
+  /** The server's root, where a local server's own API lives (`/api/…`). */
+  get root(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
   /** Texts embedded so far, in request order. */
   get embeddedInputs(): string[] {
     return this.requests.filter((r) => r.path === '/v1/embeddings').flatMap((r) => r.body.input as string[]);
@@ -212,9 +217,18 @@ export class FakeOpenAIServer {
     }
     const fault = this.faults.get(path)?.shift();
     if (fault && this.fault(fault, path, body, auth, req, res)) return;
+    if (await this.route(path, req.method ?? 'GET', body, res)) return;
     if (path === '/v1/embeddings') return this.embeddings(res, body);
     if (path === '/v1/chat/completions') return this.chat(res, body, 'complete');
     return this.json(res, 404, { error: { message: `no route ${path}`, type: 'invalid_request_error' } });
+  }
+
+  /**
+   * A subclass's own routes (a local server's native API, or its way of serving /v1): true when it
+   * answered. Runs after the request is recorded, the key checked and a fault injected.
+   */
+  protected route(_path: string, _method: string, _body: Record<string, unknown>, _res: http.ServerResponse): boolean | Promise<boolean> {
+    return false;
   }
 
   /** Answers with the fault; false when the fault does not apply to this path (the request is then served). */
@@ -300,12 +314,12 @@ export class FakeOpenAIServer {
     }
   }
 
-  private json(res: http.ServerResponse, status: number, value: unknown): void {
+  protected json(res: http.ServerResponse, status: number, value: unknown): void {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(value));
   }
 
-  private embeddings(res: http.ServerResponse, body: Record<string, unknown>): void {
+  protected embeddings(res: http.ServerResponse, body: Record<string, unknown>): void {
     const input = body.input;
     if (!Array.isArray(input) || input.some((x) => typeof x !== 'string')) {
       return this.json(res, 400, { error: { message: 'input must be an array of strings', type: 'invalid_request_error' } });
@@ -320,18 +334,28 @@ export class FakeOpenAIServer {
     this.json(res, 200, { object: 'list', data, model: body.model, ...(!this.embeddingUsage ? {} : { usage: { prompt_tokens: tokens, total_tokens: tokens } }) });
   }
 
-  private chat(res: http.ServerResponse, body: Record<string, unknown>, mode: Mode): void {
+  protected chat(res: http.ServerResponse, body: Record<string, unknown>, mode: Mode): void {
+    const reply = this.nextReply(res, body);
+    if (reply) this.reply(res, body, reply.content, reply.reasoning, mode);
+  }
+
+  /** The next scripted (or automatic) reply to a request, placeholders filled; null when it answered with an error instead. */
+  protected nextReply(res: http.ServerResponse, body: Record<string, unknown>): { content: string; reasoning: string } | null {
     const next = this.chatScript.shift() ?? (this.options.auto ? autoReply : undefined);
-    if (next === undefined) return this.json(res, 500, { error: { message: 'fake server: no scripted reply left', type: 'server_error' } });
+    if (next === undefined) {
+      this.json(res, 500, { error: { message: 'fake server: no scripted reply left', type: 'server_error' } });
+      return null;
+    }
     let reply: ChatReply;
     try {
       reply = typeof next === 'function' ? next(body) : next;
     } catch (err) {
       // A failing script (an assertion inside it) is reported to the test, not thrown into the server.
       this.scriptErrors.push(err);
-      return this.json(res, 500, { error: { message: `fake server: script failed: ${String(err)}`, type: 'server_error' } });
+      this.json(res, 500, { error: { message: `fake server: script failed: ${String(err)}`, type: 'server_error' } });
+      return null;
     }
-    this.reply(res, body, fillPlaceholders(typeof reply === 'string' ? reply : reply.content, body), typeof reply === 'string' ? '' : (reply.reasoning ?? ''), mode);
+    return { content: fillPlaceholders(typeof reply === 'string' ? reply : reply.content, body), reasoning: typeof reply === 'string' ? '' : (reply.reasoning ?? '') };
   }
 
   /** Sends one completion (streamed when asked), cut or stalled half-way as the mode says. */

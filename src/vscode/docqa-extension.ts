@@ -1,14 +1,15 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { HostRegistry } from './lazy-registry';
-import type { BuildJob } from '../app/build-job';
+import type { BuildEvent, BuildJob } from '../app/build-job';
 import { DocQaApp } from '../app/docqa-app';
 import type { AppSettings, HostWords, Logger } from '../app/settings';
 import { Redactor } from '../common/redact';
 import type { EgressPlan } from '../index/store/egress-consent';
 import { showControls } from '../shared/inert-text';
 import { ChatViews } from './chat-view';
-import { egressPrompt } from './egress-model';
+import { egressPrompt, localEgressWords } from './egress-model';
+import { pickModel } from './model-picker';
 import { DisposableStore } from './disposable-store';
 import { EditorTabs } from './editor-tabs';
 import { openPdfPageCommand } from './pdf-page-view';
@@ -127,6 +128,8 @@ export class DocQaExtension implements vscode.Disposable {
   private async backgroundBuild(): Promise<void> {
     if (!(await this.app.activeSnapshotId())) return;
     if (this.build && (this.build.status.state === 'running' || this.build.status.state === 'paused')) return;
+    // Another embedding model re-embeds everything: only a rebuild the person asks for does that.
+    if (await this.app.embeddingChange().catch(() => null)) return;
     try {
       // Nobody asked for this build: a source never sent before is not sent now; the person is told instead.
       const confirmEgress = async () => {
@@ -135,7 +138,7 @@ export class DocQaExtension implements vscode.Disposable {
         });
         return false;
       };
-      this.build = await this.app.startBuild({ onEvent: () => this.renderStatus(), confirmEgress });
+      this.build = await this.app.startBuild({ onEvent: (e) => this.onBuildEvent(e), confirmEgress });
       await this.build.done;
     } catch (err) {
       this.log.warn(`background rebuild: ${err instanceof Error ? err.message : String(err)}`);
@@ -167,6 +170,8 @@ export class DocQaExtension implements vscode.Disposable {
     cmd('docqa.clearChatKey', () => this.clearKey('chat'));
     cmd('docqa.clearEmbeddingKey', () => this.clearKey('embedding'));
     cmd('docqa.testConnection', () => this.testConnection());
+    cmd('docqa.pickChatModel', () => pickModel(this.app, 'chat'));
+    cmd('docqa.pickEmbeddingModel', () => pickModel(this.app, 'embedding'));
     cmd('docqa.openChatInEditor', () => this.chat.openInEditor());
     cmd('docqa.addFolder', () => this.addSources(undefined, true));
     // The explorer's "Add to DocQA Sources": the clicked item, or every selected one.
@@ -312,9 +317,12 @@ export class DocQaExtension implements vscode.Disposable {
       void vscode.window.showInformationMessage(t('DocQA: a build is already running.'));
       return;
     }
+    // Another embedding model than the active snapshot's re-embeds every block: said, and agreed to, before anything is sent.
+    const change = await this.app.embeddingChange().catch(() => null);
+    if (change && (await vscode.window.showWarningMessage(`DocQA: ${change}`, { modal: true }, t('Rebuild Index'))) !== t('Rebuild Index')) return;
     let job: BuildJob;
     try {
-      job = await this.app.startBuild({ onEvent: () => this.renderStatus(), confirmEgress: (plan) => this.confirmEgress(plan) });
+      job = await this.app.startBuild({ onEvent: (e) => this.onBuildEvent(e), confirmEgress: (plan) => this.confirmEgress(plan) });
     } catch (err) {
       void vscode.window.showErrorMessage(`DocQA: ${err instanceof Error ? err.message : String(err)}`);
       return;
@@ -344,6 +352,12 @@ export class DocQaExtension implements vscode.Disposable {
         await this.refresh();
       }
     });
+  }
+
+  /** A build's event: the status bar, and what a local embedding server embeds (told, not asked). */
+  private onBuildEvent(e: BuildEvent): void {
+    if (e.type === 'egress_local') void vscode.window.showInformationMessage(localEgressWords(e, t));
+    this.renderStatus();
   }
 
   /** Before a source's text first goes to an embedding host: what, how much, where, and what was skipped. */

@@ -320,7 +320,7 @@ export class DocQaApp {
     const active = await this.activeSnapshot().catch(() => null);
     if (e.provider === 'none' || !active) return null;
     const local = await embeddingLocal(e, this.settingsNow.ingest.chunking.max_tokens, signal).catch(() => null);
-    return rebuildNote(active.embedding, e, endpointFamily(e.base_url), local?.dims ?? e.dimensions, active.stats.blocks);
+    return rebuildNote(active.embedding, e, endpointFamily(e.base_url), e.dimensions ?? local?.dims ?? null, active.stats.blocks);
   }
 
   /** Cancels a running build and waits for it; nothing else is held open. */

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { LocalModel } from '../app/local-models/local-server';
+import { type LocalModel, ollamaName } from '../app/local-models/local-server';
 import type { ModelListing } from '../app/local-models/model-list';
 import { SERVER_NAMES } from '../common/served-window';
 import type { CommandContext } from './command-context';
@@ -7,14 +7,15 @@ import type { CommandContext } from './command-context';
 const n = (x: number) => x.toLocaleString('en-US');
 
 /** One model as a line: the configured one starred, its size, its maximum window, and what is loaded. */
-function modelLine(m: LocalModel, configured: string | null): string {
+function modelLine(m: LocalModel, configured: string | null, ollama: boolean): string {
+  const same = configured !== null && (ollama ? ollamaName(m.id) === ollamaName(configured) : m.id === configured);
   const facts = [
     m.details,
     m.model_max !== null ? `max ${n(m.model_max)} tokens` : null,
     m.embedding_length !== null && m.kind === 'embedding' ? `${n(m.embedding_length)} dimensions` : null,
     m.loaded ? `loaded${m.running_context !== null ? ` (${n(m.running_context)}-token window)` : ''}` : null,
   ].filter(Boolean);
-  return `${m.id === configured ? '*' : ' '} ${m.id}${facts.length ? `  ${facts.join(', ')}` : ''}`;
+  return `${same ? '*' : ' '} ${m.id}${facts.length ? `  ${facts.join(', ')}` : ''}`;
 }
 
 function header(l: ModelListing): string {
@@ -36,11 +37,11 @@ export function registerModelCommands(program: Command, { io, json, app }: Comma
       const embeddingModel = e.provider === 'none' ? null : e.model;
       io.stdout(`${header(chat)}\n`);
       io.stdout('chat models (DOCQA_CHAT_MODEL):\n');
-      for (const m of [...chat.chat, ...chat.unknown]) io.stdout(`${modelLine(m, chatModel)}\n`);
+      for (const m of [...chat.chat, ...chat.unknown]) io.stdout(`${modelLine(m, chatModel, chat.server === 'ollama')}\n`);
       if (chat.chat.length + chat.unknown.length === 0) io.stdout('  (none)\n');
       if (embedding !== chat) io.stdout(`${header(embedding)}\n`);
       io.stdout(`embedding models (DOCQA_EMBEDDING_MODEL${embeddingModel ? '' : '; keyword-only now: DOCQA_EMBEDDING_PROVIDER=none'}):\n`);
-      for (const m of [...embedding.embedding, ...(embedding.server ? [] : embedding.unknown)]) io.stdout(`${modelLine(m, embeddingModel)}\n`);
+      for (const m of [...embedding.embedding, ...(embedding.server ? [] : embedding.unknown)]) io.stdout(`${modelLine(m, embeddingModel, embedding.server === 'ollama')}\n`);
       if (embedding.embedding.length === 0 && (embedding.server || embedding.unknown.length === 0)) io.stdout('  (none)\n');
     });
 }

@@ -161,6 +161,7 @@ async function httpFailure(where: ProviderEndpoint, res: Response, numCtx: numbe
   try {
     const e = (JSON.parse(text) as { error?: unknown }).error;
     if (typeof e === 'string') said = e;
+    else if (typeof (e as { message?: unknown } | undefined)?.message === 'string') said = (e as { message: string }).message;
   } catch {
     // not JSON: its text is the message
   }

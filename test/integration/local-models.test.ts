@@ -14,6 +14,7 @@ import { FakeLmStudioServer } from '../fakes/lmstudio-server';
 import { FakeOllamaServer } from '../fakes/ollama-server';
 import { observationsOf } from '../fakes/openai-server';
 import { fixture, tempDir } from '../helpers';
+import { makeCli } from './cli';
 import { recordTrials } from '../reliability/trials';
 
 const QUESTION = 'How do Vue plugins get installed?';
@@ -154,6 +155,38 @@ describe('local models: Ollama and LM Studio behind the chat base URL', () => {
       await assert.rejects(app(settings(server.baseURL, 'llama3.2')).ask({ question: QUESTION }), /Ollama at 127\.0\.0\.1:\d+ has no model llama3\.2; its chat models: qwen3:8b\. Pick one with `docqa models`, or `ollama pull llama3\.2`; nothing was sent/);
       await assert.rejects(app(settings(server.baseURL, 'nomic-embed-text')).ask({ question: QUESTION }), /nomic-embed-text at 127\.0\.0\.1:\d+ is an embedding model, not a chat model/);
       assert.equal(server.requests.filter((r) => r.path.includes('chat')).length, 0);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('local models in the CLI', () => {
+  it('docqa models lists chat and embedding models apart with the configured ones starred; docqa ask says the load on stderr and the budget line with its reason', async () => {
+    const server = await new FakeOllamaServer({ models: [{ name: 'qwen3:8b', kind: 'chat', contextLength: 40_960 }, { name: 'nomic-embed-text', kind: 'embedding', contextLength: 2048, embeddingLength: 48 }], auto: true }).start();
+    try {
+      const cli = makeCli({ DOCQA_CHAT_BASE_URL: server.baseURL, DOCQA_CHAT_MODEL: 'qwen3:8b', DOCQA_EMBEDDING_BASE_URL: server.baseURL, DOCQA_EMBEDDING_MODEL: 'nomic-embed-text' });
+      const list = await cli.runAsync(['models']);
+      assert.equal(list.code, 0, list.stderr);
+      assert.equal(
+        list.stdout,
+        [
+          `Ollama 0.12.6 at 127.0.0.1:${new URL(server.baseURL).port}`,
+          'chat models (DOCQA_CHAT_MODEL):',
+          '* qwen3:8b  8.0B Q4_K_M, max 40,960 tokens',
+          'embedding models (DOCQA_EMBEDDING_MODEL):',
+          '* nomic-embed-text:latest  137M Q4_K_M, max 2,048 tokens, 48 dimensions',
+          '',
+        ].join('\n'),
+      );
+      assert.equal((await cli.runAsync(['sources', 'add', fixture('markdown', 'cell-notes.md')])).code, 0);
+      const index = await cli.runAsync(['index']);
+      assert.equal(index.code, 0, index.stderr);
+      assert.match(index.stderr, /docqa: 1 file \(\d+ blocks, about [\d,]+ tokens at most\) of “cell-notes\.md” will be embedded by nomic-embed-text at 127\.0\.0\.1:\d+, on this machine: nothing leaves it, so nothing is asked\./);
+      const ask = await cli.runAsync(['ask', 'What is osmosis?']);
+      assert.equal(ask.code, 0, ask.stderr);
+      assert.match(ask.stderr, /^docqa: Ollama is loading qwen3:8b with a 40,960-token window; the first answer waits for it \(up to 300 s\)…$/m);
+      assert.match(ask.stdout, /^context: largest prompt [\d,]+ of a 34,133-token budget — Context budget 34,133 \(100,000 configured\): Ollama serves qwen3:8b with num_ctx 40,960/m);
     } finally {
       await server.close();
     }

@@ -8,6 +8,8 @@ import { Redactor } from '../common/redact';
 import type { EgressPlan } from '../index/store/egress-consent';
 import { showControls } from '../shared/inert-text';
 import { ChatViews } from './chat-view';
+import { isLoopback } from '../common/provider-failure';
+import { findLocalServer } from '../app/local-models/local-server';
 import { egressPrompt, localEgressWords } from './egress-model';
 import { pickModel } from './model-picker';
 import { DisposableStore } from './disposable-store';
@@ -102,7 +104,9 @@ export class DocQaExtension implements vscode.Disposable {
     this.active = active ? { state: active.state, failed: active.stats.failed_documents, keywordOnly: active.embedding.provider === 'none' } : null;
     this.renderStatus();
     this.watchSources(sources);
-    await vscode.commands.executeCommand('setContext', 'docqa.hasChatKey', Boolean(chatKey));
+    // A recognised local chat server (Ollama, LM Studio) needs no key: the welcome moves on to the sources.
+    const keyless = !chatKey && isLoopback(this.app.settings.chat.base_url) && (await findLocalServer(this.app.settings.chat.base_url).catch(() => null)) !== null;
+    await vscode.commands.executeCommand('setContext', 'docqa.hasChatKey', Boolean(chatKey) || keyless);
     await vscode.commands.executeCommand('setContext', 'docqa.hasSources', sources.length > 0);
     await vscode.commands.executeCommand('setContext', 'docqa.hasSnapshot', active !== null);
   }

@@ -37,6 +37,7 @@ export type Mode = 'complete' | 'truncate' | 'cut' | 'stall';
 
 export interface RecordedRequest {
   path: string;
+  method: string;
   body: Record<string, unknown>;
   /** Whether an Authorization header came (its value is never kept). */
   authorized: boolean;
@@ -210,7 +211,7 @@ export class FakeOpenAIServer {
     }
     const path = (req.url ?? '').split('?')[0]!;
     const auth = req.headers.authorization;
-    this.requests.push({ path, body, authorized: typeof auth === 'string' && auth.length > 0 });
+    this.requests.push({ path, method: req.method ?? 'GET', body, authorized: typeof auth === 'string' && auth.length > 0 });
     if (this.options.apiKey !== undefined && auth !== `Bearer ${this.options.apiKey}`) {
       // Like several real servers, the error echoes the key it was given: redaction must catch it.
       return this.json(res, 401, { error: { message: `Authentication Fails: incorrect API key provided: ${(auth ?? '').replace(/^Bearer /, '')}`, type: 'authentication_error' } });

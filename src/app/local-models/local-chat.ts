@@ -1,4 +1,4 @@
-import { UsageError } from '../../common/errors';
+import { DocQaError, UsageError, errorMessage } from '../../common/errors';
 import { endpointOf } from '../../common/provider-failure';
 import { type ContextWindow, SERVER_NAMES } from '../../common/served-window';
 import type { Budgets } from '../../harness/budget';
@@ -70,7 +70,14 @@ export async function runChat(chat: ChatConfig, budgets: Budgets, key: string, o
   const plain: RunChat = { model: new ChatClient(chat, key), budgets, window: null, local: null };
   const found = await findLocalServer(chat.base_url, o.signal);
   if (!found) return plain;
-  let info = await describeModel(found, chat.model, o.signal);
+  let info: LocalModel | null;
+  try {
+    info = await describeModel(found, chat.model, o.signal);
+  } catch (err) {
+    if (o.signal?.aborted) throw err;
+    // Without the window DocQA cannot keep its promise: nothing is sent rather than a prompt that may be cut.
+    throw new DocQaError('upstream_unavailable', `${SERVER_NAMES[found.server]} at ${endpointOf(chat.base_url)} did not say which window ${chat.model} is served with (${errorMessage(err)}); nothing was sent`);
+  }
   if (!info || info.kind === 'embedding') return refuse(found, chat, info, o.pickHint, o.signal);
   const configured = budgets.max_context_tokens;
   // Ollama: the window it would use on its own (running now, else the Modelfile's), read before DocQA loads it.

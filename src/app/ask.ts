@@ -10,6 +10,7 @@ import { activeBundle } from '../harness/prompt-store';
 import type { SnapshotLru } from '../index/store/snapshot-lru';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
 import { TraceMode } from '../trace/trace-model';
+import { ChatClient } from '../harness/model-client';
 import { type RunChat, runChat } from './local-models/local-chat';
 import { queryEmbedding } from './query-embedding';
 import type { AppSettings, HostWords, KeyProvider } from './settings';
@@ -132,5 +133,11 @@ export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortS
 export async function chatFor(ctx: AskContext, chatKey: string | undefined, o: { signal?: AbortSignal; onEvent?: (e: AskEvent) => void }): Promise<RunChat> {
   const budgets = ctx.settings.run.budgets;
   if (ctx.model) return { model: ctx.model, budgets, window: null, local: null };
-  return runChat(ctx.settings.chat, budgets, chatKey ?? '', { signal: o.signal, pickHint: ctx.words.pickModelCommand, onLoading: (e) => o.onEvent?.({ type: 'model_loading', ...e }) });
+  try {
+    return await runChat(ctx.settings.chat, budgets, chatKey ?? '', { signal: o.signal, pickHint: ctx.words.pickModelCommand, onLoading: (e) => o.onEvent?.({ type: 'model_loading', ...e }) });
+  } catch (err) {
+    // Stopped while the server was looked for or the model loaded: the run still starts, and ends CANCELLED at once (with its trace).
+    if (o.signal?.aborted) return { model: new ChatClient(ctx.settings.chat, chatKey ?? ''), budgets, window: null, local: null };
+    throw err;
+  }
 }

@@ -157,7 +157,7 @@ export class DocQaApp {
     const e = this.settingsNow.embedding;
     // Only a recognised local model server on a loopback address is "on this machine" (a loopback port may tunnel to a cloud).
     const localEmbedding = e.provider !== 'none' && isLoopback(e.base_url) && (await findLocalServer(e.base_url).catch(() => null)) !== null;
-    const job = new BuildJob({ dir: this.dir, settings: this.settingsNow, embeddingKey: await this.o.keys.embedding(), words: this.words, clock: this.clock, pool: this.o.pool, paused: o.paused, onEvent: o.onEvent, confirmEgress: o.confirmEgress, localEmbedding });
+    const job = new BuildJob({ dir: this.dir, settings: this.settingsNow, embeddingKey: await this.o.keys.embedding(), words: this.words, clock: this.clock, pool: this.o.pool, paused: o.paused, onEvent: o.onEvent, confirmEgress: o.confirmEgress, localEmbedding, rebuildNote: await this.embeddingChange() });
     this.build = job;
     this.log.info(`build ${job.id} started`);
     job.done.then(

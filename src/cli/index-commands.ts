@@ -25,11 +25,10 @@ export function registerIndexCommands(program: Command, { io, json, app }: Comma
         return io.confirm('Send them?');
       };
       const a = app(['ingest', 'embedding', 'retention']);
-      // Another embedding model than the active snapshot's re-embeds everything: said before anything is sent.
-      const change = await a.embeddingChange();
-      if (change) io.stderr(`docqa: ${change}\n`);
       const job = await a.startBuild({
         onEvent: (e) => {
+          // Another embedding model than the active snapshot's re-embeds everything: the build's first word.
+          if (e.type === 'embedding_rebuild') io.stderr(`docqa: ${e.message}\n`);
           if (e.type === 'egress_local') {
             if (shown) io.stderr('\r\x1b[K');
             io.stderr(`docqa: ${localEgressSummary(e)}\n`);

@@ -44,6 +44,10 @@ export class FakeLmStudioServer extends FakeOpenAIServer {
     return this.served.filter((s) => s.cut);
   }
 
+  protected override ownApi(): boolean {
+    return true;
+  }
+
   protected override async route(path: string, method: string, body: Record<string, unknown>, res: http.ServerResponse): Promise<boolean> {
     if (method === 'GET' && path === '/api/v0/models') {
       this.json(res, 200, {

@@ -76,6 +76,10 @@ export class FakeOllamaServer extends FakeOpenAIServer {
     return Math.min(asked, m.contextLength);
   }
 
+  protected override ownApi(): boolean {
+    return true;
+  }
+
   protected override async route(path: string, method: string, body: Record<string, unknown>, res: http.ServerResponse): Promise<boolean> {
     const notFound = (name: unknown) => this.json(res, 404, { error: `model '${String(name)}' not found` });
     switch (`${method} ${path}`) {

@@ -135,6 +135,11 @@ export function autoReply(body: Record<string, unknown>): string {
 
 export class FakeOpenAIServer {
   readonly requests: RecordedRequest[] = [];
+  /**
+   * Requests to a local server's own API (`/api/…`) that this plain OpenAI-compatible server does not
+   * have: DocQA's look for Ollama or LM Studio. Kept apart, so `requests` holds what reached the model API.
+   */
+  readonly probes: RecordedRequest[] = [];
   /** Errors thrown by scripted reply functions (tests assert this stays empty). */
   readonly scriptErrors: unknown[] = [];
   private readonly faults = new Map<string, Fault[]>();
@@ -211,7 +216,7 @@ export class FakeOpenAIServer {
     }
     const path = (req.url ?? '').split('?')[0]!;
     const auth = req.headers.authorization;
-    this.requests.push({ path, method: req.method ?? 'GET', body, authorized: typeof auth === 'string' && auth.length > 0 });
+    (this.ownApi(path) ? this.requests : this.probes).push({ path, method: req.method ?? 'GET', body, authorized: typeof auth === 'string' && auth.length > 0 });
     if (this.options.apiKey !== undefined && auth !== `Bearer ${this.options.apiKey}`) {
       // Like several real servers, the error echoes the key it was given: redaction must catch it.
       return this.json(res, 401, { error: { message: `Authentication Fails: incorrect API key provided: ${(auth ?? '').replace(/^Bearer /, '')}`, type: 'authentication_error' } });
@@ -222,6 +227,11 @@ export class FakeOpenAIServer {
     if (path === '/v1/embeddings') return this.embeddings(res, body);
     if (path === '/v1/chat/completions') return this.chat(res, body, 'complete');
     return this.json(res, 404, { error: { message: `no route ${path}`, type: 'invalid_request_error' } });
+  }
+
+  /** Whether a path belongs to this server's API (recorded in `requests`): the OpenAI API's, plus a local server's own in a subclass. */
+  protected ownApi(path: string): boolean {
+    return !path.startsWith('/api/');
   }
 
   /**

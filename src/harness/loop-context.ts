@@ -29,7 +29,7 @@ export interface AgentOptions {
   conversation?: ConversationContext;
   budgets: Budgets;
   thresholds?: { noGain?: number; violations?: number };
-  /** The answer's language (the fallback is written in it); default: the bundle's. */
+  /** The prompt's language, for what the harness tells the model; default: the bundle's. What it writes for the person follows the question (questionLanguage). */
   lang?: Lang;
   /** The run's tool whitelist, fixed for the run. */
   tools?: ReadonlyArray<ToolName>;
@@ -49,7 +49,10 @@ export interface Loop {
   readonly tracer: Tracer;
   readonly root: Span;
   readonly whitelist: ReadonlyArray<ToolName>;
+  /** The prompt's language: observations the harness writes for the model. */
   readonly lang: Lang;
+  /** The question's language: fallbacks, listed checks and notes the harness adds for the person. */
+  readonly answerLang: Lang;
   emit(e: AgentEvent): void;
   /** Emits the budget ledger as it stands now. */
   ledger(): void;

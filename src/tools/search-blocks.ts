@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { hybridSearch } from '../index/search/hybrid-search';
-import { type Tool, ToolFailure, blockView, resolveDocs } from './tool';
+import { queryRuns } from '../index/search/keyword-tokenizer';
+import type { LoadedSnapshot } from '../index/store/snapshot-store';
+import { type Tool, ToolFailure, blockView, docSet } from './tool';
 
 export const SearchBlocksInput = z
   .object({
@@ -19,15 +21,26 @@ export function docMask(ranges: ReadonlyArray<readonly [number, number]>, docs: 
   return (b) => mask[b] === 1;
 }
 
+/** A snapshot built without embeddings (or without vectors) is searched by keywords alone. */
+const isKeywordOnly = (snapshot: LoadedSnapshot) => snapshot.manifest.embedding.provider === 'none' || snapshot.vectors === null;
+
 export const searchBlocks: Tool<typeof SearchBlocksInput> = {
   name: 'search_blocks',
   description:
     'Find the 5 blocks that best match a query (fixed hybrid keyword + semantic ranking). Candidates, not a complete list: not finding something here does not show the documents lack it.',
   input: SearchBlocksInput,
+  // The documents as a set; the query as the keyword side reads it and, with vectors, exactly as it is embedded.
+  scope(input, snapshot) {
+    const docs = docSet(snapshot, input.doc_ids);
+    if (snapshot.documents.length === 0) return 'collection_empty';
+    return { docs, keyword: queryRuns(input.query), embedded: isKeywordOnly(snapshot) ? null : input.query };
+  },
   async run(input, { snapshot, embedQuery, signal, onTrace }) {
+    // An unknown doc_id fails the whole call before anything else, an empty collection included.
+    const docs = docSet(snapshot, input.doc_ids);
     if (snapshot.documents.length === 0) return { mode: null, blocks: [], empty_reason: 'collection_empty' };
-    const allowed = input.doc_ids ? docMask(snapshot.docRanges, resolveDocs(snapshot, input.doc_ids), snapshot.blockRefs.length) : undefined;
-    const keywordOnly = snapshot.manifest.embedding.provider === 'none' || snapshot.vectors === null;
+    const allowed = docs === 'all' ? undefined : docMask(snapshot.docRanges, docs, snapshot.blockRefs.length);
+    const keywordOnly = isKeywordOnly(snapshot);
     let queryVector: Float32Array | null = null;
     if (!keywordOnly) {
       // Never a silent keyword fallback: without the query embedding the search does not run.

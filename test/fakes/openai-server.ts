@@ -169,6 +169,12 @@ export class FakeOpenAIServer {
     this.chatScript.push(...replies);
   }
 
+  /** Drops the replies and faults not used yet: a test that failed half-way leaves nothing for the next one. */
+  resetScript(): void {
+    this.chatScript.length = 0;
+    this.faults.clear();
+  }
+
   /** Whether the tiny automatic agent answers once the script is used up. */
   get auto(): boolean {
     return this.options.auto === true;

@@ -42,8 +42,11 @@ export interface RecordedRequest {
   authorized: boolean;
 }
 
-/** A scripted reply: its text, optionally with DeepSeek-style `reasoning_content` streamed before it. */
-export type ChatReply = string | { content: string; reasoning?: string };
+/**
+ * A scripted reply: its text, optionally with DeepSeek-style `reasoning_content` streamed before it, and
+ * the size of the content's stream pieces (12 characters unless set: 1 or 3 split every tag and label).
+ */
+export type ChatReply = string | { content: string; reasoning?: string; chunk?: number };
 export type ChatScript = ChatReply | ((body: Record<string, unknown>) => ChatReply);
 
 export interface FakeServerOptions {
@@ -337,11 +340,11 @@ export class FakeOpenAIServer {
       this.scriptErrors.push(err);
       return this.json(res, 500, { error: { message: `fake server: script failed: ${String(err)}`, type: 'server_error' } });
     }
-    this.reply(res, body, fillPlaceholders(typeof reply === 'string' ? reply : reply.content, body), typeof reply === 'string' ? '' : (reply.reasoning ?? ''), mode);
+    this.reply(res, body, fillPlaceholders(typeof reply === 'string' ? reply : reply.content, body), typeof reply === 'string' ? '' : (reply.reasoning ?? ''), mode, typeof reply === 'string' ? 12 : (reply.chunk ?? 12));
   }
 
   /** Sends one completion (streamed when asked), cut or stalled half-way as the mode says. */
-  private reply(res: http.ServerResponse, body: Record<string, unknown>, text: string, reasoning: string, mode: Mode): void {
+  private reply(res: http.ServerResponse, body: Record<string, unknown>, text: string, reasoning: string, mode: Mode, chunk = 12): void {
     let content = text;
     const messages = (body.messages as Array<{ content?: unknown }> | undefined) ?? [];
     const promptTokens = Math.ceil(JSON.stringify(messages).length / 4);
@@ -367,7 +370,7 @@ export class FakeOpenAIServer {
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const send = (v: unknown) => res.write(`data: ${JSON.stringify(v)}\n\n`);
-    const pieces = content.match(/[\s\S]{1,12}/g) ?? [''];
+    const pieces = content.match(new RegExp(`[\\s\\S]{1,${chunk}}`, 'g')) ?? [''];
     send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
     res.write(': keep-alive\n\n');
     for (const r of reasoning.match(/[\s\S]{1,12}/g) ?? []) send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { reasoning_content: r }, finish_reason: null }] });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fixture } from '../helpers';
 import { parseAction } from '../../src/harness/action-parser';
+import { ThinkSplitter, splitThinking } from '../../src/harness/think-split';
 import { unlistedScopeKey } from '../../src/tools/registry';
 
 const TOOLS = ['list_documents', 'get_outline', 'search_blocks', 'list_blocks', 'scan_term'];
@@ -51,6 +52,8 @@ interface Expected {
   clarification?: boolean;
   violation?: string;
   message_includes?: string;
+  /** The reasoning a local reasoning model wrote inside the content as <think>…</think> (the turn is parsed without it). */
+  think?: string;
 }
 
 describe('parseAction on model turns as models really write them (test/fixtures/model-turns)', () => {
@@ -61,7 +64,18 @@ describe('parseAction on model turns as models really write them (test/fixtures/
   });
   for (const [file, e] of Object.entries(expected)) {
     it(`${file}: ${e.kind === 'protocol_error' ? `rejected (${e.violation})` : e.kind === 'unavailable_tool' ? `read, unavailable (${e.tool})` : `accepted (${e.kind === 'tool' ? e.tool : 'Finish'})`}`, () => {
-      const r = parseAction(fs.readFileSync(path.join(dir, file), 'utf8'), TOOLS);
+      const raw = fs.readFileSync(path.join(dir, file), 'utf8');
+      // As the chat client does: reasoning written inside the content is taken out before the turn is parsed.
+      const split = splitThinking(raw);
+      assert.equal(split.reasoning, e.think ?? '');
+      // Streaming-safe: the turn split piece by piece, every tag cut, is split the same; and with an
+      // opening tag, nothing of the reasoning was passed on while it streamed.
+      const streaming = new ThinkSplitter();
+      let passed = '';
+      for (const ch of raw) passed += streaming.push(ch);
+      assert.deepEqual(streaming.finish(), split);
+      if (raw.trimStart().startsWith('<think>')) assert.equal(passed, split.content);
+      const r = parseAction(split.content, TOOLS);
       assert.equal(r.kind, e.kind, JSON.stringify(r));
       if (r.kind === 'tool' || r.kind === 'unavailable_tool') {
         assert.equal(r.tool, e.tool);

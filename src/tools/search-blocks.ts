@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { blockPriors } from '../index/search/block-priors';
 import { hybridSearch } from '../index/search/hybrid-search';
 import { queryRuns } from '../index/search/keyword-tokenizer';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
@@ -55,11 +56,11 @@ export const searchBlocks: Tool<typeof SearchBlocksInput> = {
         throw new ToolFailure('upstream_unavailable', `the query could not be embedded: ${err instanceof Error ? err.message : String(err)}`, false);
       }
     }
-    const hits = hybridSearch(snapshot.bm25, snapshot.vectors, input.query, queryVector, SEARCH_TOP_K, allowed);
+    const hits = hybridSearch(snapshot.bm25, snapshot.vectors, input.query, queryVector, SEARCH_TOP_K, allowed, blockPriors(snapshot.documents));
     const blocks = hits.map((h) => blockView(snapshot, h.block));
     onTrace?.({
       tool: 'search_blocks',
-      detail: { mode: keywordOnly ? 'keyword_only' : 'hybrid', hits: hits.map((h, i) => ({ ref: blocks[i]!.ref, fused: h.fused, bm25: h.bm25, cosine: h.cosine, bm25_rank: h.bm25_rank, vector_rank: h.vector_rank })) },
+      detail: { mode: keywordOnly ? 'keyword_only' : 'hybrid', hits: hits.map((h, i) => ({ ref: blocks[i]!.ref, fused: h.fused, bm25: h.bm25, cosine: h.cosine, bm25_rank: h.bm25_rank, vector_rank: h.vector_rank, rank_score: h.rank_score })) },
     });
     const mode = keywordOnly ? 'keyword_only' : 'hybrid';
     return blocks.length ? { mode, blocks } : { mode, blocks: [], empty_reason: 'no_match' };

@@ -2,8 +2,13 @@ import { z } from 'zod';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
 import { countTokens } from '../common/tokenizer';
 
-/** Version of the five tools' input/output contract (seed §10.1, Appendix A.2); recorded in run manifests. */
-export const TOOL_CONTRACT_VERSION = '1';
+/**
+ * Version of the five tools' input/output contract (seed §10.1, Appendix A.2); recorded in run manifests.
+ * 2: an unknown doc_id fails search_blocks and scan_term on an empty collection too; scan_term echoes the
+ * term as scanned (NFC, folded); search_blocks ranks link lists below content and spreads its results
+ * over sections; section paths write `>` in a title as `›`.
+ */
+export const TOOL_CONTRACT_VERSION = '2';
 
 export const TOOL_NAMES = ['list_documents', 'get_outline', 'search_blocks', 'list_blocks', 'scan_term'] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];

@@ -42,6 +42,11 @@ export interface QueryTerm {
   weight: number;
 }
 
+/** Whether a term comes from a CJK run (a character or a pair), not a word of another script. */
+export function isCjkTerm(term: string): boolean {
+  return CJK_START.test(term);
+}
+
 /**
  * How much one CJK character of a query counts, a word of another script counting 1: Chinese words are
  * about two characters long, so a run of n characters weighs about what its n/2 words would. Without it

@@ -9,13 +9,16 @@ export const RRF_K = 60;
 export const FUSION_DEPTH = 50;
 /**
  * A link-list block's score is multiplied by this (link-list.ts): below the content that matches as well,
- * still found when it alone matches (`RFC 793` in a reference list). Measured with SECTION_REPEAT_WEIGHT in
- * docs/benchmarks.md (retrieval: notes and real notes).
+ * still found when it alone matches (`RFC 793` in a reference list). On the real notes (bench/real-notes,
+ * 84 questions, 420 top-5 places) link lists took 64 places at 1, 12 at 0.5, 5 at 0.3, 1 at 0.1;
+ * section recall@1 was 0.845 at 1 and 0.857 at every weight up to 0.5 (@5 0.964 throughout).
  */
 export const LINK_LIST_WEIGHT = 0.3;
 /**
- * Each block of a section already in the results multiplies the next one's score by this: five blocks
- * of one section, three of them its neighbours, gave way to the other sections that match.
+ * Each block of a section already in the results multiplies the next one's score by this, so that a
+ * section's neighbours give way to the other sections that match. Repeated sections took 106 of the 420
+ * places at 1, 60 at 0.75, 28 at 0.5, 5 at 0.25, recall unchanged; 0.5 still shows a second block of a
+ * section that clearly leads.
  */
 export const SECTION_REPEAT_WEIGHT = 0.5;
 

@@ -5,7 +5,8 @@ export const GetOutlineInput = z
   .object({
     doc_ids: z.array(z.string().min(1)).min(1).describe('one or more doc_ids; repeats are read once, in the order given'),
   })
-  .strict();
+  .strict()
+  .meta({ examples: [{ doc_ids: ['d1a2b3c4d5e'] }] });
 export type GetOutlineInput = z.infer<typeof GetOutlineInput>;
 
 export const getOutline: Tool<typeof GetOutlineInput> = {

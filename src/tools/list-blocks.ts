@@ -8,7 +8,8 @@ export const ListBlocksInput = z
     doc_id: z.string().min(1).describe('exactly one document; call again for another'),
     section_paths: z.array(z.string().min(1)).optional().describe('section paths from get_outline; a path includes its subsections; absent or [] = whole document'),
   })
-  .strict();
+  .strict()
+  .meta({ examples: [{ doc_id: 'd1a2b3c4d5e', section_paths: ['Cells > Membranes'] }] });
 export type ListBlocksInput = z.infer<typeof ListBlocksInput>;
 
 /**

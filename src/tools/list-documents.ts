@@ -8,7 +8,8 @@ export const ListDocumentsInput = z
     lang: z.enum(['zh', 'en', 'ja', 'mixed', 'und']).optional(),
     title_contains: z.string().trim().min(1).optional().describe('text the title contains (titles only, not content)'),
   })
-  .strict();
+  .strict()
+  .meta({ examples: [{ title_contains: 'cell' }, { source: 'biology', lang: 'en' }] });
 export type ListDocumentsInput = z.infer<typeof ListDocumentsInput>;
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

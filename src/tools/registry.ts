@@ -20,7 +20,8 @@ const schemas = new WeakMap<Tool, Record<string, unknown>>();
 export function toolJsonSchema(tool: Tool): Record<string, unknown> {
   let schema = schemas.get(tool);
   if (!schema) {
-    const { $schema: _ignored, ...rest } = z.toJSONSchema(tool.input) as Record<string, unknown>;
+    // The examples are for people (`docqa tool --help`): the model's prompt stays as it was.
+    const { $schema: _ignored, examples: _examples, ...rest } = z.toJSONSchema(tool.input) as Record<string, unknown>;
     schemas.set(tool, (schema = rest));
   }
   return structuredClone(schema);

@@ -7,7 +7,8 @@ export const ScanTermInput = z
     term: z.string().trim().min(1).describe('the literal text to find (NFC and case folding only: no stemming, synonyms or punctuation folding)'),
     doc_ids: z.array(z.string().min(1)).min(1).optional().describe('limit to these documents; absent = the whole collection'),
   })
-  .strict();
+  .strict()
+  .meta({ examples: [{ term: 'mitochondria' }, { term: 'Calvin', doc_ids: ['d1a2b3c4d5e'] }] });
 export type ScanTermInput = z.infer<typeof ScanTermInput>;
 
 const SNIPPET_RADIUS = 40;

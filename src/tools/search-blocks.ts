@@ -10,7 +10,8 @@ export const SearchBlocksInput = z
     query: z.string().trim().min(1).describe('what to look for, in words'),
     doc_ids: z.array(z.string().min(1)).min(1).optional().describe('limit to these documents; absent = the whole collection'),
   })
-  .strict();
+  .strict()
+  .meta({ examples: [{ query: 'what does the cell membrane do' }, { query: '光合作用 暗反应', doc_ids: ['d1a2b3c4d5e'] }] });
 export type SearchBlocksInput = z.infer<typeof SearchBlocksInput>;
 
 export const SEARCH_TOP_K = 5;

@@ -18,8 +18,6 @@ const WIKILINK = /\[\[([^[\]\n]+)\]\]/g;
 const AUTOLINK = /<(?:https?|ftp|mailto):[^<>\s]+>/gi;
 const BARE_URL = /\b(?:https?|ftp):\/\/[^\s<>()[\]]+/gi;
 
-/** Cheap test first: most blocks have nothing that could be a link. */
-const MAYBE_LINK = /\]\(|\[\[|:\/\//;
 
 export interface LinkCount {
   links: number;
@@ -61,7 +59,8 @@ const FENCE = /^[ \t]*(?:`{3,}|~{3,})/m;
 
 /** Whether a block's text is a link list (see above). */
 export function isLinkList(text: string): boolean {
-  if (!MAYBE_LINK.test(text) || FENCE.test(text)) return false;
+  // Cheap test first: most blocks hold nothing that could be a link.
+  if ((!text.includes('](') && !text.includes('[[') && !text.includes('://')) || FENCE.test(text)) return false;
   const c = countLinks(text);
   // One link is a list when it is all there is (`- [Wikipedia](…)` under References).
   return c.links >= 2 ? c.outside <= Math.max(c.inside, c.links) : c.links === 1 && c.outside <= 1;

@@ -56,23 +56,24 @@ export function hybridSearch(keyword: KeywordSide, vectors: VectorSide | null, q
     });
   }
   const candidates = [...hits.values()];
-  for (const h of candidates) h.rank_score = (fusedMode ? h.fused : h.bm25!) * (priors?.linkList[h.block] ? LINK_LIST_WEIGHT : 1);
+  for (const h of candidates) h.rank_score = (fusedMode ? h.fused : h.bm25!) * (priors?.linkList(h.block) ? LINK_LIST_WEIGHT : 1);
   if (!priors) return candidates.sort(byScore).slice(0, k);
-  return diverse(candidates, priors.section, k);
+  return diverse(candidates, priors, k);
 }
 
 const byScore = (a: HybridHit, b: HybridHit) => b.rank_score - a.rank_score || a.block - b.block;
 
 /** The top k, one at a time: a block's score is weighed down by SECTION_REPEAT_WEIGHT per block of its section already taken. */
-function diverse(candidates: HybridHit[], section: Int32Array, k: number): HybridHit[] {
-  const taken = new Map<number, number>();
+function diverse(candidates: HybridHit[], priors: BlockPriors, k: number): HybridHit[] {
+  const taken = new Map<string, number>();
   const out: HybridHit[] = [];
   const left = candidates.sort(byScore);
+  const sections = new Map<number, string>(left.map((h) => [h.block, priors.section(h.block)]));
   while (out.length < k && left.length) {
     let best = -1;
     let bestScore = -Infinity;
     left.forEach((h, i) => {
-      const s = h.rank_score * SECTION_REPEAT_WEIGHT ** (taken.get(section[h.block]!) ?? 0);
+      const s = h.rank_score * SECTION_REPEAT_WEIGHT ** (taken.get(sections.get(h.block)!) ?? 0);
       // Sorted by score then block: the first of equals is the lower block.
       if (s > bestScore) {
         best = i;
@@ -81,7 +82,8 @@ function diverse(candidates: HybridHit[], section: Int32Array, k: number): Hybri
     });
     const [h] = left.splice(best, 1);
     h!.rank_score = bestScore;
-    taken.set(section[h!.block]!, (taken.get(section[h!.block]!) ?? 0) + 1);
+    const section = sections.get(h!.block)!;
+    taken.set(section, (taken.get(section) ?? 0) + 1);
     out.push(h!);
   }
   return out;

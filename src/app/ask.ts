@@ -7,6 +7,7 @@ import { EarlierTurn } from '../harness/conversation-context';
 import type { AskEvent } from './ask-event';
 import type { ChatModel } from '../harness/loop-context';
 import { activeBundle } from '../harness/prompt-store';
+import { questionLanguage } from '../harness/question-language';
 import type { SnapshotLru } from '../index/store/snapshot-lru';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
 import { TraceMode } from '../trace/trace-model';
@@ -38,10 +39,7 @@ export interface AskOutcome extends TracedRun {
   trace_mode: TraceMode;
 }
 
-/** The prompt language for a question: Chinese when it has Chinese characters. */
-export function questionLanguage(question: string): 'zh' | 'en' {
-  return /[\u3400-\u9fff]/u.test(question) ? 'zh' : 'en';
-}
+export { questionLanguage };
 
 /** An empty question, or one past the size limit, is refused before anything is sent. */
 export function checkQuestion(question: string, max: number, limitName: string): void {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { DocQaError, UsageError } from '../common/errors';
 import { findTool } from '../tools/registry';
+import { toolsHelp } from '../tools/tool-help';
 import { TOOL_NAMES, type ToolName } from '../tools/tool';
 import type { TraceMode } from '../trace/trace-model';
 import type { TraceOutcome } from '../trace/trace-writer';
@@ -19,11 +20,12 @@ export function registerAskCommands(program: Command, { io, json, app }: Command
   program
     .command('tool')
     .description(`run one retrieval tool and print its payload as JSON (${TOOL_NAMES.join(', ')})`)
-    .argument('<name>')
-    .argument('[json]', 'the tool input as a JSON object', '{}')
+    .argument('<name>', 'one of the tools below')
+    .argument('[json]', 'the tool input as a JSON object (its fields below)', '{}')
     .option('--snapshot <id>', 'read this snapshot instead of the active one')
+    .addHelpText('after', toolsHelp)
     .action(async (name: string, raw: string, o: { snapshot?: string }) => {
-      if (!findTool(name)) throw new UsageError(`unknown tool ${name}; tools: ${TOOL_NAMES.join(', ')}`);
+      if (!findTool(name)) throw new UsageError(`unknown tool ${name}; tools: ${TOOL_NAMES.join(', ')} (docqa tool --help lists their input fields)`);
       let input: unknown;
       try {
         input = JSON.parse(raw);

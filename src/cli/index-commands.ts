@@ -62,6 +62,7 @@ export function registerIndexCommands(program: Command, { io, json, app }: Comma
         embedded_blocks: m.stats.embedded_blocks,
         cached_embeddings: m.stats.cached_embeddings,
         reused_documents: m.stats.reused_documents,
+        reparse_reason: m.reparse_reason,
         segments: m.segments.length,
         durations_ms: m.stats.durations_ms,
         error: m.error,
@@ -70,6 +71,7 @@ export function registerIndexCommands(program: Command, { io, json, app }: Comma
       else {
         io.stdout(`snapshot ${m.id}: ${m.state}${activated ? ' (active)' : ' (not activated)'}\n`);
         io.stdout(`  ${m.stats.documents} documents (${m.stats.reused_documents} unchanged), ${m.stats.blocks} blocks in ${m.segments.length} segment${m.segments.length === 1 ? '' : 's'}, ${m.failed_documents.length} failed\n`);
+        if (m.reparse_reason) io.stdout(`  parsed again: ${m.reparse_reason}\n`);
         io.stdout(m.embedding.provider === 'none' ? '  keyword-only: no embeddings (DOCQA_EMBEDDING_PROVIDER=none)\n' : `  embeddings: ${m.embedding.model} (${m.embedding.dimensions} dims), ${m.stats.embedded_blocks} embedded, ${m.stats.cached_embeddings} from cache, ${m.stats.embedding_tokens} tokens\n`);
         for (const f of m.failed_documents) io.stdout(`  FAILED ${printable(f.path)}: ${f.stage}/${f.code} — ${f.message}\n`);
         const d = m.stats.durations_ms;

@@ -6,16 +6,16 @@ import type { Attributes } from '../trace/trace-model';
 import { NULL_SINK, type Span, Tracer } from '../trace/tracer';
 import { parseAction } from './action-parser';
 import type { AgentEvent, AgentResult } from './agent-result';
-import { decideFinal, decideTurn } from './budget';
+import { decideFinal, decideTurn, retryRoom } from './budget';
 import type { AgentOptions, Loop } from './loop-context';
 import type { ChatMessage } from './model-client';
 import { callModel } from './model-turn';
-import { factLines } from './progress-snapshot';
 import { ProgressTracker, type StopReason } from './progress-tracker';
+import { questionLanguage } from './question-language';
 import { renderPrompt, renderTemplate } from './prompt-bundle';
 import { collectionStatusText, toolsPromptText } from './prompt-sections';
 import { NO_CONVERSATION } from './conversation-context';
-import { finishRun, giveUp, modelFailed, releaseRun } from './release';
+import { clarify, finishRun, giveUp, modelFailed, releaseRun } from './release';
 import { modelTurnEntry } from './history-entry';
 import { gateRequest, observeHarness } from './request-gate';
 import { RunState } from './run-state';
@@ -52,6 +52,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
     root,
     whitelist,
     lang: o.lang ?? o.bundle.language,
+    answerLang: questionLanguage(o.question),
     emit: (e: AgentEvent) => o.onEvent?.(e),
     ledger: () => o.onEvent?.({ type: 'ledger', ledger: state.ledger(o.run.budgets, o.contextWindow) }),
     // The prompt around the history (the conversation section included) is counted once per run and
@@ -115,14 +116,14 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
         { role: 'user', content: o.question },
       ];
       const retryCap = () => {
-        const d = state.finalRound ? decideFinal(o.run.budgets, { used: state.used, context }) : decideTurn(o.run.budgets, { used: state.used, context });
-        return d.kind === 'stop' || d.kind === 'final_round' ? null : windowCap(o, d.max_output_tokens, context);
+        const r = retryRoom(o.run.budgets, { used: state.used, context }, state.finalRound);
+        return r.kind === 'retry' ? { ...r, max_output_tokens: windowCap(o, r.max_output_tokens, context) } : r;
       };
       const called = await callModel(loop, turn, messages, context, retryCap, cap);
       if (called.kind === 'failed') {
         turn.end('error');
         turn = null;
-        return modelFailed(loop, called.error, called.attempts, called.retry_refused);
+        return modelFailed(loop, called.error, called.attempts, called.retry_refused, stopReason);
       }
       const reply = called.reply;
       const text = reply.content.trim();
@@ -134,17 +135,15 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
         turn.end();
         turn = null;
         if (!action.clarification) return finishRun(loop, action.answer, stopReason);
-        // A request for missing context is a legal end, with or without tool calls: the user is asked,
-        // and whatever was verified on the way is listed, never dressed up as an answer.
-        const checked = state.facts.length ? `\n\n${factLines(state.progress(stopReason), loop.lang).join('\n')}` : '';
-        return releaseRun(loop, { status: 'FALLBACK', reason: 'MISSING_REQUIRED_CONTEXT', detail: 'The question needs information only the user has; the answer asks for it.', failure: null }, `${action.answer}${checked}`, stopReason);
+        return clarify(loop, action.answer, stopReason);
       }
       if (state.finalRound) {
         // The final round offers no tools: anything but a Finish ends the run, deterministically.
-        const reason = action.kind === 'tool' ? 'TOOL_REQUESTED_IN_FINAL_ROUND' : 'PROTOCOL_ERROR_IN_FINAL_ROUND';
+        const tool = action.kind === 'protocol_error' ? null : action.tool;
+        const reason = tool ? 'TOOL_REQUESTED_IN_FINAL_ROUND' : 'PROTOCOL_ERROR_IN_FINAL_ROUND';
         state.counts.rejected_requests++;
-        tracer.start('rejected_request', `rejected ${action.kind === 'tool' ? action.tool : 'action'}`, turn, { tool: action.kind === 'tool' ? action.tool : null, reason: reason.toLowerCase() }).end('error');
-        loop.emit({ type: 'request_rejected', tool: action.kind === 'tool' ? action.tool : null, reason: reason.toLowerCase(), message: 'the final round offers no tools' });
+        tracer.start('rejected_request', `rejected ${tool ?? 'action'}`, turn, { tool, reason: reason.toLowerCase() }).end('error');
+        loop.emit({ type: 'request_rejected', tool, reason: reason.toLowerCase(), message: 'the final round offers no tools' });
         return giveUp(loop, reason, stopReason);
       }
       const gate = gateRequest(loop, turn, action, reply.reasoning);

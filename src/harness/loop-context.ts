@@ -32,7 +32,7 @@ export interface AgentOptions {
   run: RunLimits;
   /** A chat model served locally: the window behind `run.budgets.max_context_tokens` (ledger and trace say why). */
   contextWindow?: ContextWindow;
-  /** The answer's language (the fallback is written in it); default: the bundle's. */
+  /** The prompt's language, for what the harness tells the model; default: the bundle's. What it writes for the person follows the question (questionLanguage). */
   lang?: Lang;
   /** The run's tool whitelist, fixed for the run. */
   tools?: ReadonlyArray<ToolName>;
@@ -52,7 +52,10 @@ export interface Loop {
   readonly tracer: Tracer;
   readonly root: Span;
   readonly whitelist: ReadonlyArray<ToolName>;
+  /** The prompt's language: observations the harness writes for the model. */
   readonly lang: Lang;
+  /** The question's language: fallbacks, listed checks and notes the harness adds for the person. */
+  readonly answerLang: Lang;
   emit(e: AgentEvent): void;
   /** Emits the budget ledger as it stands now. */
   ledger(): void;

@@ -14,6 +14,8 @@ export type RequestDecision =
   | { kind: 'reject_duplicate' }
   /** The tool failed for a technical reason earlier in the run and is not offered again. */
   | { kind: 'reject_unavailable' }
+  /** The tool is not in the run's whitelist. */
+  | { kind: 'reject_unlisted' }
   | { kind: 'stop_required'; reason: StopReason }
   | { kind: 'terminate'; reason: StopReason };
 
@@ -102,6 +104,33 @@ export class ProgressTracker {
   /** A tool call that failed for a technical reason: it ran (its scope is done) but gives no information gain either way (seed: 不产生). */
   recordFailure(scope: string): void {
     this.completedScopes.add(scope);
+  }
+
+  /**
+   * A tool call that returned a business error (scope_not_found, invalid_argument): its scope is done (the
+   * same request would fail the same way) but it is no NO_GAIN: the model corrects it (quality seed §1.3),
+   * and nothing awaits its rating.
+   */
+  recordBusinessError(scope: string): void {
+    this.completedScopes.add(scope);
+  }
+
+  /**
+   * A request for a tool outside the run's whitelist (Appendix A.1: tool_unavailable). Not a
+   * progress-protocol violation and no information either way; only the same request again is a
+   * repeated scope (NO_GAIN), so a model stuck on it still saturates. Its rating, if any, is not read:
+   * the pending call stays pending.
+   */
+  decideUnlisted(scope: string): RequestDecision {
+    if (this.state === 'SATURATED') return this.stopOrTerminate();
+    this.rejectedRequests++;
+    if (this.completedScopes.has(scope)) {
+      this.applyGain('NO_GAIN');
+      if (this.isSaturated()) return this.stopOrTerminate();
+      return { kind: 'reject_duplicate' };
+    }
+    this.completedScopes.add(scope);
+    return { kind: 'reject_unlisted' };
   }
 
   /** After a tool ran: an empty result is NO_GAIN at once; a non-empty one awaits the model's rating. */

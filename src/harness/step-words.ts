@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
-import { PATH_SEPARATOR } from '../index/blocks/section-tree';
+import { lastSegment } from '../index/blocks/section-path';
 import type { ToolPayload } from '../tools/tool';
 
 /**
@@ -79,7 +79,6 @@ export type Lang = 'zh' | 'en';
 
 const q = (s: string) => `“${s}”`;
 const title = (s: string, lang: Lang) => (lang === 'zh' ? `《${s}》` : `“${s}”`);
-const lastPart = (p: string) => p.split(PATH_SEPARATOR).pop()!.trim();
 
 function docsPhrase(d: StepScope['documents'], lang: Lang): string {
   if (lang === 'zh') {
@@ -105,7 +104,7 @@ export function describeScope(s: StepScope, lang: Lang): string {
       case 'search_blocks':
         return `在${docs}中搜索${q(text)}`;
       case 'list_blocks':
-        return s.sections.length === 0 ? `读取${docs}全文` : s.sections.length === 1 ? `读取${docs}的 § ${lastPart(s.sections[0]!)}` : `读取${docs}的 ${s.sections.length} 个章节`;
+        return s.sections.length === 0 ? `读取${docs}全文` : s.sections.length === 1 ? `读取${docs}的 § ${lastSegment(s.sections[0]!)}` : `读取${docs}的 ${s.sections.length} 个章节`;
       case 'scan_term':
         return `在${docs}中逐字扫描${q(text)}`;
     }
@@ -119,7 +118,7 @@ export function describeScope(s: StepScope, lang: Lang): string {
     case 'search_blocks':
       return `Searching ${docs} for ${q(text)}`;
     case 'list_blocks':
-      return s.sections.length === 0 ? `Reading all of ${docs}` : s.sections.length === 1 ? `Reading § ${lastPart(s.sections[0]!)} of ${docs}` : `Reading ${s.sections.length} sections of ${docs}`;
+      return s.sections.length === 0 ? `Reading all of ${docs}` : s.sections.length === 1 ? `Reading § ${lastSegment(s.sections[0]!)} of ${docs}` : `Reading ${s.sections.length} sections of ${docs}`;
     case 'scan_term':
       return `Scanning ${docs} for ${q(text)}`;
   }

@@ -119,17 +119,19 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
     state.unavailable.set(tool, payload.error!.message);
     state.limitations.push({ kind: 'tool_error', tool_call_id: id, scope: stepScope, outcome, documents: [] });
     state.technical = { reason: payload.error!.code.toUpperCase(), detail: payload.error!.message, failure: embeddingFailure };
+  } else if (payload.error) {
+    // A business error (a wrong id, a bad argument) is the model's to correct (quality seed §1.3): no
+    // information gain either way (information-gain seed §3, 不产生), so two corrections in a row do not
+    // saturate the run as if searches had found nothing.
+    tracker.recordBusinessError(scope);
   } else {
-    tracker.recordResult(id, scope, Boolean(payload.error || payload.empty_reason));
-    if (!payload.error) {
-      state.facts.push({ tool_call_id: id, scope: stepScope, outcome });
-      state.scopes.push(scope);
-      for (const b of (payload.blocks as BlockView[] | undefined) ?? []) state.returned(b);
-      for (const h of (payload.hits as Array<{ ref: string }> | undefined) ?? []) state.located.add(h.ref);
-    }
+    tracker.recordResult(id, scope, Boolean(payload.empty_reason));
+    state.facts.push({ tool_call_id: id, scope: stepScope, outcome });
+    state.scopes.push(scope);
+    for (const b of (payload.blocks as BlockView[] | undefined) ?? []) state.returned(b);
+    for (const h of (payload.hits as Array<{ ref: string }> | undefined) ?? []) state.located.add(h.ref);
   }
-  const empty = Boolean(payload.error || payload.empty_reason);
-  call.end(payload.error ? 'error' : 'ok', { admitted: true, ...(empty && !execError ? { auto_information_gain: 'NO_GAIN' } : {}) });
+  call.end(payload.error ? 'error' : 'ok', { admitted: true, ...(!payload.error && payload.empty_reason ? { auto_information_gain: 'NO_GAIN' } : {}) });
   loop.emit({ type: 'tool_result', tool, tool_call_id: id, outcome, blocks: briefs(payload) });
   state.addHistory(entry);
 }

@@ -43,8 +43,11 @@ export interface RecordedRequest {
   authorized: boolean;
 }
 
-/** A scripted reply: its text, optionally with DeepSeek-style `reasoning_content` streamed before it. */
-export type ChatReply = string | { content: string; reasoning?: string };
+/**
+ * A scripted reply: its text, optionally with DeepSeek-style `reasoning_content` streamed before it, and
+ * the size of the content's stream pieces (12 characters unless set: 1 or 3 split every tag and label).
+ */
+export type ChatReply = string | { content: string; reasoning?: string; chunk?: number };
 export type ChatScript = ChatReply | ((body: Record<string, unknown>) => ChatReply);
 
 export interface FakeServerOptions {
@@ -178,6 +181,12 @@ export class FakeOpenAIServer {
   /** Replies for the next chat completions, in order. */
   scriptChat(...replies: ChatScript[]): void {
     this.chatScript.push(...replies);
+  }
+
+  /** Drops the replies and faults not used yet: a test that failed half-way leaves nothing for the next one. */
+  resetScript(): void {
+    this.chatScript.length = 0;
+    this.faults.clear();
   }
 
   /** Whether the tiny automatic agent answers once the script is used up. */
@@ -347,11 +356,11 @@ export class FakeOpenAIServer {
 
   protected chat(res: http.ServerResponse, body: Record<string, unknown>, mode: Mode): void {
     const reply = this.nextReply(res, body);
-    if (reply) this.reply(res, body, reply.content, reply.reasoning, mode);
+    if (reply) this.reply(res, body, reply.content, reply.reasoning, mode, reply.chunk);
   }
 
   /** The next scripted (or automatic) reply to a request, placeholders filled; null when it answered with an error instead. */
-  protected nextReply(res: http.ServerResponse, body: Record<string, unknown>): { content: string; reasoning: string } | null {
+  protected nextReply(res: http.ServerResponse, body: Record<string, unknown>): { content: string; reasoning: string; chunk: number } | null {
     const next = this.chatScript.shift() ?? (this.options.auto ? autoReply : undefined);
     if (next === undefined) {
       this.json(res, 500, { error: { message: 'fake server: no scripted reply left', type: 'server_error' } });
@@ -366,11 +375,11 @@ export class FakeOpenAIServer {
       this.json(res, 500, { error: { message: `fake server: script failed: ${String(err)}`, type: 'server_error' } });
       return null;
     }
-    return { content: fillPlaceholders(typeof reply === 'string' ? reply : reply.content, body), reasoning: typeof reply === 'string' ? '' : (reply.reasoning ?? '') };
+    return { content: fillPlaceholders(typeof reply === 'string' ? reply : reply.content, body), reasoning: typeof reply === 'string' ? '' : (reply.reasoning ?? ''), chunk: typeof reply === 'string' ? 12 : (reply.chunk ?? 12) };
   }
 
   /** Sends one completion (streamed when asked), cut or stalled half-way as the mode says. */
-  private reply(res: http.ServerResponse, body: Record<string, unknown>, text: string, reasoning: string, mode: Mode): void {
+  private reply(res: http.ServerResponse, body: Record<string, unknown>, text: string, reasoning: string, mode: Mode, chunk = 12): void {
     let content = text;
     const messages = (body.messages as Array<{ content?: unknown }> | undefined) ?? [];
     const promptTokens = Math.ceil(JSON.stringify(messages).length / 4);
@@ -396,7 +405,7 @@ export class FakeOpenAIServer {
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const send = (v: unknown) => res.write(`data: ${JSON.stringify(v)}\n\n`);
-    const pieces = content.match(/[\s\S]{1,12}/g) ?? [''];
+    const pieces = content.match(new RegExp(`[\\s\\S]{1,${chunk}}`, 'g')) ?? [''];
     send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
     res.write(': keep-alive\n\n');
     for (const r of reasoning.match(/[\s\S]{1,12}/g) ?? []) send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { reasoning_content: r }, finish_reason: null }] });

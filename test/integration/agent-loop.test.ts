@@ -154,8 +154,9 @@ describe('agent loop over real HTTP against a scripted model', () => {
     // Clarification after a search: the question to the user, then what was verified, no citations invented.
     t.server.scriptChat(act('scan_term', { term: 'mitochondria' }), 'Thought: the notes name two labs.\nAction: Finish[需要澄清：你问的是哪一次实验？]');
     const c = await run('What did the lab measure?');
-    assert.deepEqual([c.release.status, c.release.reason, c.counts.tool_calls], ['FALLBACK', 'MISSING_REQUIRED_CONTEXT', 1]);
-    assert.match(c.answer!, /^你问的是哪一次实验？\n\n- Scanning all 5 documents for “mitochondria”: /);
+    // (The seed's flowchart: verified facts first, so INSUFFICIENT_EVIDENCE with what was checked, in the question's language.)
+    assert.deepEqual([c.release.status, c.release.reason, c.counts.tool_calls], ['FALLBACK', 'INSUFFICIENT_EVIDENCE', 1]);
+    assert.match(c.answer!, /^你问的是哪一次实验？\n\nChecked in this run:\n- Scanning all 5 documents for “mitochondria”: /);
     t.server.scriptChat((body) => {
       const system = (body.messages as Array<{ content: string }>)[0]!.content;
       assert.match(system, /"completeness":"partial"/);

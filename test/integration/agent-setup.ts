@@ -56,6 +56,15 @@ export interface AgentSetup {
   run: (question: string, extra?: Partial<AgentOptions> & { budgets?: Budgets; thresholds?: Partial<Thresholds> }) => ReturnType<typeof runAgent>;
   /** A snapshot with embeddings from the fake server (its embedding config). */
   hybrid: () => Promise<{ snapshot: LoadedSnapshot; embedding: RemoteEmbeddingConfig }>;
+  /** A ready snapshot of an empty folder: a collection without documents. */
+  empty: () => Promise<LoadedSnapshot>;
+}
+
+/** A keyword-only snapshot of a temporary folder holding these files (name → text). */
+export async function snapshotOfFiles(files: Record<string, string>): Promise<LoadedSnapshot> {
+  const dir = tempDir('docqa-notes-');
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  return build([dir]);
 }
 
 async function build(paths: string[], embedding: RemoteEmbeddingConfig | null = null): Promise<LoadedSnapshot> {
@@ -77,6 +86,7 @@ export async function agentSetup(): Promise<AgentSetup> {
   fs.copyFileSync(fixture('bad', 'broken.pdf'), path.join(mixed, 'lecture.pdf'));
   const partial = await build([mixed]);
   let hybrid: { snapshot: LoadedSnapshot; embedding: RemoteEmbeddingConfig } | null = null;
+  let empty: LoadedSnapshot | null = null;
   return {
     server,
     model,
@@ -92,6 +102,7 @@ export async function agentSetup(): Promise<AgentSetup> {
       }
       return hybrid;
     },
+    empty: async () => (empty ??= await build([tempDir('docqa-nothing-')])),
   };
 }
 

@@ -123,6 +123,7 @@ describe('fuzz: tool inputs', () => {
           root: tracer.start('request', 'request', null),
           whitelist: TOOL_NAMES,
           lang: 'en',
+          answerLang: 'en',
           emit: (e) => events.push(e),
           ledger: () => {},
           frameTokens: () => 100,

@@ -17,6 +17,7 @@ import { FUSION_DEPTH, RRF_K } from '../search/hybrid-search';
 import { KEYWORD_TOKENIZER_NAME } from '../search/keyword-tokenizer';
 import { embedDocuments } from './build/embed-phase';
 import { type Carried, carryOver, planSegments, reuseLevel, segmentsIntact } from './build/reuse-phase';
+import { PARSE_VERSION, reparseReason } from '../blocks/parse-version';
 import { assembleMatrix, byDocId, finishManifest, manifestEntries, writeManifest } from './build/write-phase';
 import { removeTree } from './remove-tree';
 import { DEFAULT_RETENTION, type RetentionPolicy, applyRetention } from './retention';
@@ -156,6 +157,8 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
         failed_documents: [],
         skipped: [],
         chunking: opts.ingest.chunking,
+        parse_version: PARSE_VERSION,
+        reparse_reason: parentManifest ? reparseReason(parentManifest.parse_version) : null,
         tokenizer: TOKENIZER_NAME,
         keyword_tokenizer: KEYWORD_TOKENIZER_NAME,
         embedding: embeddingInfo(null),

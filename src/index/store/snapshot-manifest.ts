@@ -63,6 +63,10 @@ export const SnapshotManifest = z.object({
   /** Entries of the sources not read on purpose (secret-looking, outside the source, .gitignored); absent in snapshots built before it was recorded. */
   skipped: z.array(SkippedEntry).default([]),
   chunking: ChunkingParams,
+  /** How documents were cut into sections and blocks (parse-version.ts); absent in snapshots built before it was recorded: 1. */
+  parse_version: z.number().int().min(1).default(1),
+  /** Why this build parsed every document again instead of taking over its parent's parse results (null: it did not have to). */
+  reparse_reason: z.string().nullable().default(null),
   tokenizer: z.string(),
   keyword_tokenizer: z.string(),
   embedding: ManifestEmbedding,

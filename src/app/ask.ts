@@ -12,6 +12,7 @@ import type { SnapshotLru } from '../index/store/snapshot-lru';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
 import { TraceMode } from '../trace/trace-model';
 import { queryEmbedding } from './query-embedding';
+import { QuestionScope, resolveScope } from './question-scope';
 import type { AppSettings, HostWords, KeyProvider } from './settings';
 import { type TracedRun, runTraced } from './traced-run';
 
@@ -26,6 +27,8 @@ export const AskRequest = z.object({
   lang: z.enum(['zh', 'en']).optional(),
   prompt: z.string().optional(),
   trace: TraceMode.optional(),
+  /** Sources and documents the question is limited to (the chat's @); absent: the whole knowledge base. */
+  scope: QuestionScope.optional(),
 });
 export type AskRequest = z.infer<typeof AskRequest>;
 
@@ -94,6 +97,7 @@ export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortS
   const handle = await openSnapshotHandle(ctx.dir, ctx.lru);
   if (!handle) throw new DocQaError('collection_unavailable', `no snapshot is active; build one with ${words.buildCommand}`);
   try {
+    const scoped = req.scope ? resolveScope(handle.snapshot, req.scope) : null;
     const embedQuery = queryEmbedding(handle.snapshot, settings, embeddingKey, words, true);
     const mode = req.trace ?? settings.trace.mode;
     const run = await runTraced({
@@ -108,10 +112,11 @@ export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortS
       mode,
       keepTraces: settings.trace.keep,
       redactor: new Redactor([chatKey, embeddingKey]),
+      scope: scoped?.run,
       signal: o.signal,
       // The run id comes before the run starts: run_started is the first event a UI hears.
       onRunId: (run_id, conversation) => {
-        o.onEvent?.({ type: 'run_started', run_id, snapshot_id: handle.id, lang, prompt_bundle: { id: bundle.id, version: bundle.version, hash: bundle.hash }, conversation });
+        o.onEvent?.({ type: 'run_started', run_id, snapshot_id: handle.id, lang, prompt_bundle: { id: bundle.id, version: bundle.version, hash: bundle.hash }, conversation, ...(scoped ? { scope: scoped.summary } : {}) });
       },
       onEvent: o.onEvent,
     });

@@ -11,7 +11,7 @@ import type { IngestPool } from '../index/ingest/ingest-pool';
 import { type AddSourceOptions, addSources, loadSources, removeSource } from '../index/sources/sources';
 import { SnapshotLru } from '../index/store/snapshot-lru';
 import type { EgressPlan } from '../index/store/egress-consent';
-import { activateSnapshot, deleteSnapshot, listSnapshots, readActiveId, readManifest } from '../index/store/snapshot-store';
+import { type LoadedSnapshot, activateSnapshot, deleteSnapshot, listSnapshots, readActiveId, readManifest } from '../index/store/snapshot-store';
 import { runTool } from '../tools/registry';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
 import { type ToolName, type ToolPayload, errorPayload } from '../tools/tool';
@@ -25,6 +25,8 @@ import { testConnection } from './connection-test';
 import { type EvalOptions, evaluateGoldset } from './evaluate';
 import { inspectFile } from './inspect';
 import { queryEmbedding } from './query-embedding';
+import { type ScopeTargets, scopeTargets } from './question-scope';
+import { type StartingQuestion, startingQuestions } from './starting-questions';
 import { type AppSettings, type Clock, CLI_WORDS, type HostWords, type KeyProvider, type Logger, NULL_LOGGER, SYSTEM_CLOCK } from './settings';
 import { exportTrace, promptOfTurn, replayTrace, showTrace } from './traces';
 import { listBackups } from './upgrade/data-backup';
@@ -213,6 +215,28 @@ export class DocQaApp {
   /** A cited block for a chip: from the answer's snapshot while it exists, else the active one (the reply says which). */
   block(req: BlockRequest): Promise<BlockLookup> {
     return this.opened(() => lookupBlock(this.dir, this.lru, req));
+  }
+
+  /** What the chat's `@` offers: the active snapshot's sources and documents (empty lists when none is active). */
+  scopeTargets(): Promise<ScopeTargets> {
+    return this.withActive<ScopeTargets>((s) => scopeTargets(s), { snapshot_id: null, sources: [], documents: [] });
+  }
+
+  /** A few questions drawn from the active snapshot's documents and sections, in `lang`; the same for the same snapshot. */
+  startingQuestions(lang: 'zh' | 'en', count?: number): Promise<{ snapshot_id: string | null; questions: StartingQuestion[] }> {
+    return this.withActive<{ snapshot_id: string | null; questions: StartingQuestion[] }>((s) => ({ snapshot_id: s.manifest.id, questions: startingQuestions(s, lang, count) }), { snapshot_id: null, questions: [] });
+  }
+
+  /** `fn` over the active snapshot, pinned while it runs; `none` when no snapshot is active. */
+  private async withActive<T>(fn: (s: LoadedSnapshot) => T, none: T): Promise<T> {
+    await this.open();
+    const handle = await openSnapshotHandle(this.dir, this.lru);
+    if (!handle) return none;
+    try {
+      return fn(handle.snapshot);
+    } finally {
+      await handle.release();
+    }
   }
 
   /** One retrieval tool on the active (or given) snapshot, as the agent would call it; failures are payloads. */

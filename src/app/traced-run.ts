@@ -8,6 +8,7 @@ import { type EarlierTurn, conversationContext } from '../harness/conversation-c
 import { TOOLS } from '../tools/registry';
 import type { QueryEmbedder, ToolName } from '../tools/tool';
 import type { Redactor } from '../common/redact';
+import type { RunScope } from '../harness/run-scope';
 import { buildRunManifest } from './run-manifest';
 import type { RunManifest, TraceMode } from '../trace/trace-model';
 import { newRunId, pruneTraces } from '../trace/trace-store';
@@ -34,6 +35,8 @@ export interface TracedRunOptions {
   redactor: Redactor;
   embedQuery?: QueryEmbedder;
   tools?: ReadonlyArray<ToolName>;
+  /** The documents the question is limited to (none: the whole snapshot). */
+  scope?: RunScope;
   signal?: AbortSignal;
   onEvent?: (e: AgentEvent) => void;
   writer?: Partial<TraceWriterOptions>;
@@ -88,6 +91,7 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
     thresholds: o.thresholds,
     lang: o.lang,
     tools,
+    scope: o.scope,
     signal: o.signal,
     onEvent: o.onEvent,
     tracer,

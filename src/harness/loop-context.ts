@@ -10,6 +10,7 @@ import type { ChatMessage, ChatResult, CompleteOptions } from './model-client';
 import type { ProgressTracker } from './progress-tracker';
 import type { PromptBundle } from './prompt-bundle';
 import type { RunState } from './run-state';
+import type { RunScope } from './run-scope';
 import type { Lang } from './step-words';
 
 /** What the loop needs from a model: one streamed completion (ChatClient in production). */
@@ -31,6 +32,8 @@ export interface AgentOptions {
   thresholds?: { noGain?: number; violations?: number };
   /** The answer's language (the fallback is written in it); default: the bundle's. */
   lang?: Lang;
+  /** The documents the question is limited to (run-scope.ts); absent: the whole snapshot. */
+  scope?: RunScope;
   /** The run's tool whitelist, fixed for the run. */
   tools?: ReadonlyArray<ToolName>;
   signal?: AbortSignal;

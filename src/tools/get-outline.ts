@@ -13,9 +13,9 @@ export const getOutline: Tool<typeof GetOutlineInput> = {
   description:
     'The section structure of documents: for each section its unique path, depth, block and token counts (direct and including subsections) and first sentence. Structure, not content; use the paths with list_blocks.',
   input: GetOutlineInput,
-  async run(input, { snapshot }) {
+  async run(input, { snapshot, scope }) {
     const ids = [...new Set(input.doc_ids)];
-    const docs = resolveDocs(snapshot, ids).map((i) => snapshot.documents[i]!);
+    const docs = resolveDocs(snapshot, ids, scope).map((i) => snapshot.documents[i]!);
     return {
       documents: docs.map((d) => ({
         doc_id: d.doc_id,

@@ -15,8 +15,8 @@ export const listBlocks: Tool<typeof ListBlocksInput> = {
   description:
     'Every block of a document or of some of its sections (subsections included), complete and in document order, with full text. Use for "all the points in section X"; it never returns part of a scope.',
   input: ListBlocksInput,
-  async run(input, { snapshot }) {
-    const [di] = resolveDocs(snapshot, [input.doc_id]);
+  async run(input, { snapshot, scope }) {
+    const [di] = resolveDocs(snapshot, [input.doc_id], scope);
     const doc = snapshot.documents[di!]!;
     const paths = [...new Set(input.section_paths ?? [])];
     const known = new Set(doc.sections.map((s) => s.path));

@@ -17,11 +17,13 @@ export const listDocuments: Tool<typeof ListDocumentsInput> = {
   description:
     'List documents in the collection, optionally filtered by source, language or a title fragment. Locates documents and their doc_ids; finding none says nothing about what the documents contain.',
   input: ListDocumentsInput,
-  async run(input, { snapshot }) {
+  async run(input, { snapshot, scope }) {
     if (snapshot.documents.length === 0) return { documents: [], total: 0, empty_reason: 'collection_empty' };
     const source = input.source === undefined ? undefined : fold(input.source);
     const title = input.title_contains === undefined ? undefined : fold(input.title_contains);
+    const inScope = scope ? new Set(scope) : null;
     const docs = snapshot.documents
+      .filter((d) => inScope === null || inScope.has(d.doc_id))
       .filter((d) => source === undefined || fold(d.source_label) === source || d.aliases.some((a) => fold(a) === source))
       .filter((d) => input.lang === undefined || d.lang === input.lang)
       .filter((d) => title === undefined || fold(d.title).includes(title))

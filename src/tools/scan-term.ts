@@ -55,9 +55,10 @@ export const scanTerm: Tool<typeof ScanTermInput> = {
   description:
     'Every block that contains a literal string, with a count per block and a snippet around the first occurrence, in document then block order. count 0 proves only that this exact string is absent, not the idea.',
   input: ScanTermInput,
-  async run(input, { snapshot, signal }) {
+  async run(input, { snapshot, scope, signal }) {
     if (snapshot.documents.length === 0) return { term: input.term, hits: [], total_count: 0, empty_reason: 'collection_empty' };
-    const docs = input.doc_ids ? [...new Set(resolveDocs(snapshot, input.doc_ids))].sort((a, b) => a - b) : snapshot.documents.map((_, i) => i);
+    const ids = input.doc_ids ?? scope;
+    const docs = ids ? [...new Set(resolveDocs(snapshot, ids, scope))].sort((a, b) => a - b) : snapshot.documents.map((_, i) => i);
     const needle = fold(input.term);
     const { nfc, folded: texts } = scanTexts(snapshot);
     const hits: Array<Record<string, unknown>> = [];

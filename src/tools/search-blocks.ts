@@ -24,9 +24,10 @@ export const searchBlocks: Tool<typeof SearchBlocksInput> = {
   description:
     'Find the 5 blocks that best match a query (fixed hybrid keyword + semantic ranking). Candidates, not a complete list: not finding something here does not show the documents lack it.',
   input: SearchBlocksInput,
-  async run(input, { snapshot, embedQuery, signal, onTrace }) {
+  async run(input, { snapshot, embedQuery, scope, signal, onTrace }) {
     if (snapshot.documents.length === 0) return { mode: null, blocks: [], empty_reason: 'collection_empty' };
-    const allowed = input.doc_ids ? docMask(snapshot.docRanges, resolveDocs(snapshot, input.doc_ids), snapshot.blockRefs.length) : undefined;
+    const ids = input.doc_ids ?? scope;
+    const allowed = ids ? docMask(snapshot.docRanges, resolveDocs(snapshot, ids, scope), snapshot.blockRefs.length) : undefined;
     const keywordOnly = snapshot.manifest.embedding.provider === 'none' || snapshot.vectors === null;
     let queryVector: Float32Array | null = null;
     if (!keywordOnly) {

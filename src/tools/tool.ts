@@ -50,6 +50,8 @@ export interface ToolContext {
   snapshot: LoadedSnapshot;
   /** Embeds a search query with the snapshot's embedding model; absent for keyword-only snapshots. */
   embedQuery?: QueryEmbedder;
+  /** The documents a scoped question is limited to: a doc_id outside them is refused, list_documents lists only them. */
+  scope?: readonly string[];
   signal?: AbortSignal;
   onTrace?: (e: ToolTraceEvent) => void;
 }
@@ -223,8 +225,16 @@ export function fold(text: string): string {
   return text.normalize('NFC').toLowerCase();
 }
 
-/** Document index by doc_id; every id must exist or the whole call fails with scope_not_found. */
-export function resolveDocs(snapshot: LoadedSnapshot, ids: readonly string[]): number[] {
+/**
+ * Document index by doc_id; every id must exist, and lie inside the question's scope when it has one,
+ * or the whole call fails with scope_not_found (nothing outside the scope is read).
+ */
+export function resolveDocs(snapshot: LoadedSnapshot, ids: readonly string[], scope?: readonly string[]): number[] {
+  if (scope) {
+    const inScope = new Set(scope);
+    const outside = ids.filter((id) => !inScope.has(id));
+    if (outside.length) throw new ToolFailure('scope_not_found', `doc_id ${outside.join(', ')} is outside this question's scope: the user limited it to doc_ids ${scope.join(', ')}; use those, or leave doc_ids out`);
+  }
   const byId = new Map(snapshot.documents.map((d, i) => [d.doc_id, i]));
   const missing = ids.filter((id) => !byId.has(id));
   if (missing.length) throw new ToolFailure('scope_not_found', `unknown doc_id: ${missing.join(', ')}; list_documents gives the valid ids`);

@@ -27,6 +27,7 @@ import { inspectFile } from './inspect';
 import { queryEmbedding } from './query-embedding';
 import { type ScopeTargets, scopeTargets } from './question-scope';
 import { type StartingQuestion, startingQuestions } from './starting-questions';
+import { citedSpots, noteOf, writeNote } from './notes/save-note';
 import { type AppSettings, type Clock, CLI_WORDS, type HostWords, type KeyProvider, type Logger, NULL_LOGGER, SYSTEM_CLOCK } from './settings';
 import { exportTrace, promptOfTurn, replayTrace, showTrace } from './traces';
 import { listBackups } from './upgrade/data-backup';
@@ -237,6 +238,24 @@ export class DocQaApp {
     } finally {
       await handle.release();
     }
+  }
+
+  /**
+   * An answer (`turn_id`) or a whole conversation (`turn_id` null) as Markdown with its citations as
+   * links to the cited spots: relative to `linkBase` (the folder a note goes to), or file:// URLs.
+   */
+  async answerMarkdown(req: { workspace: string; conversation_id: string; turn_id: string | null; lang: 'zh' | 'en'; linkBase: string | null }) {
+    await this.open();
+    const conversation = await this.conversations(req.workspace).get(req.conversation_id);
+    const spots = await citedSpots(conversation, req.turn_id, (r) => lookupBlock(this.dir, this.lru, r));
+    const madeAt = this.clock.now().toISOString();
+    return { ...noteOf({ conversation, turn_id: req.turn_id }, spots, { linkBase: req.linkBase, lang: req.lang, madeAt }), madeAt };
+  }
+
+  /** The same Markdown written into `folder` as a new note (never over a file); returns its path. */
+  async saveNote(req: { workspace: string; conversation_id: string; turn_id: string | null; lang: 'zh' | 'en'; folder: string }): Promise<string> {
+    const note = await this.answerMarkdown({ ...req, linkBase: req.folder });
+    return writeNote(req.folder, note.title, note.madeAt, note.markdown);
   }
 
   /** One retrieval tool on the active (or given) snapshot, as the agent would call it; failures are payloads. */

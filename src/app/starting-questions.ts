@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
-import { z } from 'zod';
 import type { Document, Section } from '../index/model';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
+import type { StartingQuestion } from './question-scope';
+
+export type { StartingQuestion } from './question-scope';
 
 /**
  * Questions to start with, for an empty chat over a ready knowledge base: drawn from the knowledge base
@@ -10,14 +12,6 @@ import type { LoadedSnapshot } from '../index/store/snapshot-store';
  * a few concrete ways in. Deterministic: the documents are ordered by a hash of their id and content,
  * so the same knowledge base offers the same questions, and a rebuild that changes nothing changes none.
  */
-export const StartingQuestion = z.object({
-  question: z.string(),
-  doc_id: z.string(),
-  doc_title: z.string(),
-  /** The section the question is about (null: the whole document). */
-  section: z.string().nullable(),
-});
-export type StartingQuestion = z.infer<typeof StartingQuestion>;
 
 /** Headings that name a part of every document rather than a topic: no one asks about "References". */
 const GENERIC = new Set(

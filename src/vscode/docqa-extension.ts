@@ -17,6 +17,7 @@ import { RebuildScheduler } from './rebuild-scheduler';
 import { type StatusInput, statusView } from './status-model';
 import { TreeViews } from './tree-views';
 import { ANSWERED, KEYWORD_ONLY_CHOSEN, WALKTHROUGH_ID, walkthroughContext } from './walkthrough';
+import { EmbeddingChoice } from './embedding-choice';
 import { isLoopback } from '../common/provider-failure';
 
 /** How the extension names its settings and commands in messages. */
@@ -49,6 +50,7 @@ export class DocQaExtension implements vscode.Disposable {
   private readonly chat: ChatViews;
   private readonly tabs: EditorTabs;
   private readonly scheduler: RebuildScheduler;
+  private readonly embeddings: EmbeddingChoice;
   private sourceWatchers: vscode.Disposable[] = [];
   private watchedSources = '';
   /** The active snapshot as the status bar shows it, read on refresh (never on a build's progress events). */
@@ -74,6 +76,7 @@ export class DocQaExtension implements vscode.Disposable {
       }),
     );
     this.trees = this.store.add(new TreeViews(this.app, registry));
+    this.embeddings = new EmbeddingChoice({ context, refresh: () => this.refresh(), rebuild: () => this.rebuild() });
     this.tabs = new EditorTabs({ context, app: this.app, store: this.store, log: this.log, appOptions: { settings: this.app.settings, keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: 'docqa.question.maxChars' }, registry });
     // Edits in the sources rebuild the index incrementally, once a burst of changes has settled.
     this.scheduler = this.store.add(new RebuildScheduler(() => this.backgroundBuild(), 2000));
@@ -203,14 +206,14 @@ export class DocQaExtension implements vscode.Disposable {
     cmd('docqa.showLog', () => this.log.show());
     cmd('docqa.refreshViews', () => this.refresh());
     cmd('docqa.removeSource', (node?: { id?: string }) => this.removeSource(node));
-    cmd('docqa.useKeywordOnly', () => this.useKeywordOnly());
+    cmd('docqa.useKeywordOnly', () => this.embeddings.useKeywordOnly());
     cmd('docqa.activateSnapshot', (node?: { id?: string }) => this.snapshotAction(node, 'activate'));
     cmd('docqa.deleteSnapshot', (node?: { id?: string }) => this.snapshotAction(node, 'delete'));
     cmd('docqa.showFailedDocuments', () => this.showFailedDocuments());
     cmd('docqa.revealInExplorer', (node?: { file?: string | null }) => (node?.file ? vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(node.file)) : undefined));
     cmd('docqa.openDataFolder', () => vscode.env.openExternal(this.context.globalStorageUri));
     cmd('docqa.openWalkthrough', () => vscode.commands.executeCommand('workbench.action.openWalkthrough', WALKTHROUGH_ID, false));
-    cmd('docqa.turnOnEmbeddings', () => this.turnOnEmbeddings());
+    cmd('docqa.turnOnEmbeddings', () => this.embeddings.turnOn());
     this.tabs.register(cmd);
     cmd('docqa.openPdfPage', (args?: unknown) => openPdfPageCommand(this.context, args));
   }
@@ -223,14 +226,6 @@ export class DocQaExtension implements vscode.Disposable {
     this.log.info(`source removed: ${removed.path}`);
     const pick = await vscode.window.showInformationMessage(t('DocQA: removed {0}. Its documents leave the index at the next build.', removed.label), t('Rebuild Index'));
     await this.refresh();
-    if (pick) await this.rebuild();
-  }
-
-  /** Keyword-only search: no embedding endpoint, no embedding key (a user setting, then a rebuild). */
-  private async useKeywordOnly(): Promise<void> {
-    await this.context.globalState.update(KEYWORD_ONLY_CHOSEN, true);
-    await vscode.workspace.getConfiguration('docqa').update('embedding.provider', 'none', vscode.ConfigurationTarget.Global);
-    const pick = await vscode.window.showInformationMessage(t('DocQA: keyword-only search is on. Rebuild the index to use it.'), t('Rebuild Index'));
     if (pick) await this.rebuild();
   }
 
@@ -266,31 +261,10 @@ export class DocQaExtension implements vscode.Disposable {
   private async setKey(which: 'chat' | 'embedding'): Promise<void> {
     if (await promptForKey(this.context.secrets, which)) {
       // A key for embeddings that are off would do nothing: ask, rather than leave search keyword-only unsaid.
-      if (which === 'embedding' && this.app.settings.embedding.provider === 'none') return this.offerEmbeddings();
+      if (which === 'embedding' && this.app.settings.embedding.provider === 'none') return this.embeddings.offer();
       const pick = await vscode.window.showInformationMessage(which === 'chat' ? t('DocQA: the chat API key is saved.') : t('DocQA: the embedding API key is saved.'), t('Test Connection'));
       if (pick) await this.testConnection();
     }
-  }
-
-  /** An embedding key was set while embeddings are off: turn them on? */
-  private async offerEmbeddings(): Promise<void> {
-    const on = t('Turn On Embeddings');
-    const pick = await vscode.window.showInformationMessage(t('DocQA: the embedding API key is saved, but embeddings are off: search matches words, not meaning. Turn embeddings on?'), on, t('Keep Keyword-Only'));
-    if (pick === on) await this.turnOnEmbeddings();
-  }
-
-  /** Embeddings on (an OpenAI-compatible endpoint); its base URL and model asked for in the Settings editor when missing. */
-  private async turnOnEmbeddings(): Promise<void> {
-    await this.context.globalState.update(KEYWORD_ONLY_CHOSEN, false);
-    const config = vscode.workspace.getConfiguration('docqa');
-    await config.update('embedding.provider', 'openai-compatible', vscode.ConfigurationTarget.Global);
-    const e = this.app.settings.embedding;
-    const missing = e.provider === 'none' || !e.base_url || !e.model;
-    if (missing && !(config.get<string>('embedding.baseUrl') && config.get<string>('embedding.model'))) {
-      void vscode.window.showInformationMessage(t('DocQA: embeddings are on. Set the embedding base URL and model, then rebuild the index.'));
-      await vscode.commands.executeCommand('workbench.action.openSettings', 'docqa.embedding');
-    }
-    await this.refresh();
   }
 
   private async clearKey(which: 'chat' | 'embedding'): Promise<void> {
@@ -318,7 +292,7 @@ export class DocQaExtension implements vscode.Disposable {
       if (r.ok && r.skipped) {
         const on = t('Turn On Embeddings');
         void vscode.window.showInformationMessage(`DocQA: ${r.detail}`, on).then((pick) => {
-          if (pick === on) void this.turnOnEmbeddings();
+          if (pick === on) void this.embeddings.turnOn();
         });
       } else if (r.ok) void vscode.window.showInformationMessage(`DocQA: ${r.detail}`);
       else {

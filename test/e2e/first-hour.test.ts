@@ -32,13 +32,6 @@ function expectedSelection(text: string, start: number, end: number): string {
   return `Ln ${end}, Col ${lines[end - 1]!.length + 1} (${lines.slice(start - 1, end).join('\n').length} selected)`;
 }
 
-/** Writes a user setting the way VS Code's own Settings editor would leave it (VS Code watches the file). */
-function setUserSetting(profile: Profile, key: string, value: unknown): void {
-  const file = path.join(profile.userDataDir, 'User', 'settings.json');
-  const now = userSettings(profile) ?? {};
-  fs.writeFileSync(file, JSON.stringify({ ...now, [key]: value }, null, 2));
-}
-
 async function openWorkbenchAt(browser: Browser, url: string, size: { width: number; height: number }): Promise<Page> {
   const page = await browser.newPage({ viewport: size });
   page.setDefaultTimeout(30_000);
@@ -271,19 +264,31 @@ for (const size of [
             const link = /\]\((\.\.\/workspace\/cell-notes\.md)#L(\d+)(?:-L(\d+))?\)/.exec(md);
             assert.ok(link, `the note links the cited lines: ${md}`);
             await activeTab(page, file).waitFor();
-            await runCommand(page, 'Markdown: Open Preview');
-            const preview = page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('#active-frame');
-            const a = preview.locator(`a[href$="cell-notes.md#L${link[2]}${link[3] ? `-L${link[3]}` : ''}"], a[data-href$="cell-notes.md#L${link[2]}${link[3] ? `-L${link[3]}` : ''}"]`).first();
-            await a.waitFor();
-            await a.click();
-            await activeTab(page, 'cell-notes.md').waitFor();
-            await selectionStatus(page).filter({ hasText: new RegExp(`^Ln ${link[2]}, `) }).waitFor({ timeout: 10_000 });
-            recordTrials({ area: 'first hour', fault: 'a saved note’s citation link clicked in the Markdown preview', trials: 1, outcome: 'the cited file opens at the cited line' }, __filename);
+            // Ctrl+click on the link in the note's editor, as a person follows a link in Markdown (the
+            // preview would follow a link to a .md file inside the preview instead).
+            const target = page.locator('.editor-instance .monaco-editor .view-line span', { hasText: 'cell-notes.md#L' }).first();
+            await target.waitFor();
+            await eventually('the cited file to open from the note’s link', async () => {
+              if (await activeTab(page, 'cell-notes.md').isVisible()) return true;
+              await target.click({ modifiers: ['Control'] });
+              return activeTab(page, 'cell-notes.md').waitFor({ timeout: 3_000 }).then(() => true, () => false);
+            }, 30_000, 500);
+            // The cited lines are selected: the cursor on one of them, something selected when they are several.
+            const [start, end] = [Number(link[2]), Number(link[3] ?? link[2])];
+            await eventually(`lines ${start}-${end} to be selected`, async () => {
+              const m = /^Ln (\d+), Col \d+(?: \((\d+) selected\))?/.exec(await selectionStatus(page).innerText().catch(() => ''));
+              return Boolean(m && Number(m[1]) >= start && Number(m[1]) <= end + 1 && (end === start || Number(m[2] ?? 0) > 0));
+            }, 10_000, 200);
+            recordTrials({ area: 'first hour', fault: 'a saved note’s citation link followed in VS Code', trials: 1, outcome: 'the cited file opens at the cited line' }, __filename);
           });
 
           await journey.step('dark theme: the scoped answer, the first screen and the walkthrough', async () => {
-            setUserSetting(profile!, 'workbench.colorTheme', 'Default Dark Modern');
-            await page.locator('.monaco-workbench.vs-dark').waitFor();
+            // As a person switches: Preferences: Color Theme, then the theme's row.
+            await runCommand(page, 'Preferences: Color Theme', { asks: true });
+            await page.locator('.quick-input-widget input').fill('Dark Modern');
+            await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark Modern' }).first().click();
+            await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+            await eventually('the dark theme', async () => /\bvs-dark\b/.test((await page.locator('.monaco-workbench').getAttribute('class')) ?? ''), 15_000, 200);
             await openDocQa(page);
             await chatWebview(page, '.turn.done');
             await page.waitForTimeout(500);

@@ -104,9 +104,10 @@ export function conversationMarkdown(c: Conversation, spots: ReadonlyMap<string,
 
 /** A file name for a note: the question's words (nothing a file system refuses), bounded, `.md`. */
 export function noteFileName(title: string, madeAt: string): string {
-  const words = title
-    .normalize('NFC')
-    .replace(/[\\/:*?"<>|#%\u0000-\u001f\u007f【】[\]]+/g, ' ')
+  const words = [...title.normalize('NFC')]
+    // Control characters, and what file systems or Markdown links refuse in a name.
+    .map((c) => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f || '\\/:*?"<>|#%【】[]'.includes(c) ? ' ' : c))
+    .join('')
     .replace(/\s+/g, ' ')
     .trim();
   const short = [...words].slice(0, 60).join('').replace(/[ .]+$/, '') || 'DocQA note';

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { AppSettings } from '../../src/app/settings';
 import { walkthroughContext } from '../../src/vscode/walkthrough';
@@ -42,5 +44,28 @@ describe('the composer’s @: where a mention is typed, what it offers, the scop
   it('chosen items make the question’s scope: sources by label, documents by id', () => {
     assert.equal(scopeOfItems([]), null);
     assert.deepEqual(scopeOfItems([items[0]!, items[2]!]), { sources: ['notes'], doc_ids: ['d2'] });
+  });
+});
+
+describe('the walkthrough in the manifest', () => {
+  const root = path.join(__dirname, '..', '..');
+  const read = (f: string) => JSON.parse(fs.readFileSync(path.join(root, f), 'utf8')) as Record<string, unknown>;
+  it('five steps, each completing on what happened, with media in English and Chinese that exist', () => {
+    const pkg = read('package.json') as { contributes: { walkthroughs: Array<{ id: string; steps: Array<{ id: string; completionEvents: string[]; media: { markdown: string } }> }> } };
+    const [w] = pkg.contributes.walkthroughs;
+    assert.equal(w?.id, 'docqa.gettingStarted');
+    assert.deepEqual(w!.steps.map((s) => [s.id, s.completionEvents]), [
+      ['chatModel', ['onContext:docqa.chatModelChosen']],
+      ['embeddings', ['onContext:docqa.embeddingsChosen', 'onCommand:docqa.useKeywordOnly']],
+      ['addFolder', ['onContext:docqa.hasSources']],
+      ['build', ['onContext:docqa.hasSnapshot']],
+      ['ask', ['onContext:docqa.hasAsked']],
+    ]);
+    for (const nls of [read('package.nls.json'), read('package.nls.zh-cn.json')]) {
+      for (const s of w!.steps) {
+        const file = nls[s.media.markdown.replace(/^%|%$/g, '')] as string;
+        assert.ok(fs.existsSync(path.join(root, file)), `${file} exists`);
+      }
+    }
   });
 });

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { vscodeKeyOf } from '../app/settings-table/names';
 import { KEYWORD_ONLY_CHOSEN } from './walkthrough';
 
 const t = (message: string, ...args: Array<string | number>) => vscode.l10n.t(message, ...args);
@@ -13,7 +14,7 @@ export class EmbeddingChoice {
 
   async useKeywordOnly(): Promise<void> {
     await this.deps.context.globalState.update(KEYWORD_ONLY_CHOSEN, true);
-    await vscode.workspace.getConfiguration('docqa').update('embedding.provider', 'none', vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration().update(vscodeKeyOf('embedding.provider'), 'none', vscode.ConfigurationTarget.Global);
     const pick = await vscode.window.showInformationMessage(t('DocQA: keyword-only search is on. Rebuild the index to use it.'), t('Rebuild Index'));
     if (pick) await this.deps.rebuild();
   }
@@ -28,9 +29,9 @@ export class EmbeddingChoice {
   /** Embeddings on (an OpenAI-compatible endpoint); its base URL and model asked for in the Settings editor when missing. */
   async turnOn(): Promise<void> {
     await this.deps.context.globalState.update(KEYWORD_ONLY_CHOSEN, false);
-    const config = vscode.workspace.getConfiguration('docqa');
-    await config.update('embedding.provider', 'openai-compatible', vscode.ConfigurationTarget.Global);
-    if (!config.get<string>('embedding.baseUrl') || !config.get<string>('embedding.model')) {
+    const config = vscode.workspace.getConfiguration();
+    await config.update(vscodeKeyOf('embedding.provider'), 'openai-compatible', vscode.ConfigurationTarget.Global);
+    if (!config.get<string>(vscodeKeyOf('embedding.base_url')) || !config.get<string>(vscodeKeyOf('embedding.model'))) {
       void vscode.window.showInformationMessage(t('DocQA: embeddings are on. Set the embedding base URL and model, then rebuild the index.'));
       await vscode.commands.executeCommand('workbench.action.openSettings', 'docqa.embedding');
     }

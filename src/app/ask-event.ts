@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LocalServer } from '../common/served-window';
 import { AgentEvent } from '../harness/agent-result';
+import { ScopeSummary } from './question-scope';
 
 /**
  * Everything a UI hears during one question: the run's start, then the agent's events. In a file of its
@@ -15,6 +16,8 @@ export const AskEvent = z.union([
     prompt_bundle: z.object({ id: z.string(), version: z.string(), hash: z.string() }),
     /** A follow-up's earlier turns in the prompts: how many, how many dropped for the bound, their tokens. */
     conversation: z.object({ turns: z.number().int(), dropped: z.number().int(), tokens: z.number().int() }).optional(),
+    /** A scoped question: the documents its tools searched (absent: the whole snapshot). */
+    scope: ScopeSummary.optional(),
   }),
   /**
    * Before the run: the local server is loading the chat model (its first request waits for it, up to

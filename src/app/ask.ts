@@ -14,6 +14,7 @@ import { TraceMode } from '../trace/trace-model';
 import { ChatClient } from '../harness/model-client';
 import { type RunChat, runChat } from './local-models/local-chat';
 import { queryEmbedding } from './query-embedding';
+import { QuestionScope, resolveScope } from './question-scope';
 import type { AppSettings, HostWords, KeyProvider } from './settings';
 import { type TracedRun, runTraced } from './traced-run';
 
@@ -28,6 +29,8 @@ export const AskRequest = z.object({
   lang: z.enum(['zh', 'en']).optional(),
   prompt: z.string().optional(),
   trace: TraceMode.optional(),
+  /** Sources and documents the question is limited to (the chat's @); absent: the whole knowledge base. */
+  scope: QuestionScope.optional(),
 });
 export type AskRequest = z.infer<typeof AskRequest>;
 
@@ -89,6 +92,7 @@ export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortS
   const handle = await openSnapshotHandle(ctx.dir, ctx.lru);
   if (!handle) throw new DocQaError('collection_unavailable', `no snapshot is active; build one with ${words.buildCommand}`);
   try {
+    const scoped = req.scope ? resolveScope(handle.snapshot, req.scope) : null;
     const embedQuery = queryEmbedding(handle.snapshot, settings, embeddingKey, words, true);
     const chat = await chatFor(ctx, chatKey, o);
     const mode = req.trace ?? settings.trace.mode;
@@ -105,10 +109,11 @@ export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortS
       lang,
       mode,
       redactor: new Redactor([chatKey, embeddingKey]),
+      scope: scoped?.run,
       signal: o.signal,
       // The run id comes before the run starts: run_started is the first event a UI hears.
       onRunId: (run_id, conversation) => {
-        o.onEvent?.({ type: 'run_started', run_id, snapshot_id: handle.id, lang, prompt_bundle: { id: bundle.id, version: bundle.version, hash: bundle.hash }, conversation });
+        o.onEvent?.({ type: 'run_started', run_id, snapshot_id: handle.id, lang, prompt_bundle: { id: bundle.id, version: bundle.version, hash: bundle.hash }, conversation, ...(scoped ? { scope: scoped.summary } : {}) });
       },
       onEvent: o.onEvent,
     });

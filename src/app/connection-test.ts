@@ -32,6 +32,12 @@ export type ConnectionReport = z.input<typeof ConnectionReport>;
 
 const missingKey = (provider: 'chat' | 'embedding', baseUrl: string, model: string): ProviderFailure => ({ provider, kind: 'missing_key', endpoint: endpointOf(baseUrl), model, status: null, network_error: null, provider_message: null, attempts: 0, retryable: false, action: actionFor('missing_key'), retry_after_refused: null });
 
+/** Keyword-only is not a failure, but search then matches words, not meaning: say so, and how to change it. */
+export function keywordOnlyWords(words: HostWords): string {
+  const n = words.settings.embedding;
+  return `Keyword-only search: no embedding endpoint is used, so search matches words, not meaning. To search by meaning, turn embeddings on (provider openai-compatible, with ${n.base_url} and ${n.model}), set ${n.key}, then rebuild with ${words.buildCommand}.`;
+}
+
 /**
  * Calls one endpoint the cheapest way that still proves the key, the base URL and the model work
  * together: a one-token chat completion, or the embedding of one word. A missing key is reported
@@ -63,7 +69,7 @@ export async function testConnection(which: 'chat' | 'embedding', settings: AppS
   }
   const e = settings.embedding;
   if (e.provider === 'none') {
-    return { provider: 'embedding', ok: true, skipped: true, endpoint: null, called: null, model_requested: null, model_reported: null, latency_ms: null, dimensions: null, failure: null, detail: 'Keyword-only search: no embedding endpoint is used.' };
+    return { provider: 'embedding', ok: true, skipped: true, endpoint: null, called: null, model_requested: null, model_reported: null, latency_ms: null, dimensions: null, failure: null, detail: keywordOnlyWords(words) };
   }
   const base = { provider: 'embedding' as const, skipped: false, endpoint: endpointOf(e.base_url), called: 'POST /embeddings (1 word)', model_requested: e.model };
   if (!key && !isLoopback(e.base_url)) {

@@ -11,7 +11,7 @@ import type { IngestPool } from '../index/ingest/ingest-pool';
 import { type AddSourceOptions, addSources, loadSources, removeSource } from '../index/sources/sources';
 import { SnapshotLru } from '../index/store/snapshot-lru';
 import type { EgressPlan } from '../index/store/egress-consent';
-import { activateSnapshot, deleteSnapshot, listSnapshots, readActiveId, readManifest } from '../index/store/snapshot-store';
+import { type LoadedSnapshot, activateSnapshot, deleteSnapshot, listSnapshots, readActiveId, readManifest } from '../index/store/snapshot-store';
 import { runTool } from '../tools/registry';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
 import { type ToolName, type ToolPayload, errorPayload } from '../tools/tool';
@@ -30,6 +30,9 @@ import { endpointFamily } from '../index/embed/embedding-client';
 import { type EvalOptions, evaluateGoldset } from './evaluate';
 import { inspectFile } from './inspect';
 import { queryEmbedding } from './query-embedding';
+import { type ScopeTargets, scopeTargets } from './question-scope';
+import { type StartingQuestion, startingQuestions } from './starting-questions';
+import { citedSpots, noteOf, writeNote } from './notes/save-note';
 import { type AppSettings, type Clock, CLI_WORDS, type HostWords, type KeyProvider, type Logger, NULL_LOGGER, SYSTEM_CLOCK } from './settings';
 import { exportTrace, promptOfTurn, replayTrace, showTrace } from './traces';
 import { listBackups } from './upgrade/data-backup';
@@ -222,6 +225,46 @@ export class DocQaApp {
   /** A cited block for a chip: from the answer's snapshot while it exists, else the active one (the reply says which). */
   block(req: BlockRequest): Promise<BlockLookup> {
     return this.opened(() => lookupBlock(this.dir, this.lru, req));
+  }
+
+  /** What the chat's `@` offers: the active snapshot's sources and documents (empty lists when none is active). */
+  scopeTargets(): Promise<ScopeTargets> {
+    return this.withActive<ScopeTargets>((s) => scopeTargets(s), { snapshot_id: null, sources: [], documents: [] });
+  }
+
+  /** A few questions drawn from the active snapshot's documents and sections, in `lang`; the same for the same snapshot. */
+  startingQuestions(lang: 'zh' | 'en', count?: number): Promise<{ snapshot_id: string | null; questions: StartingQuestion[] }> {
+    return this.withActive<{ snapshot_id: string | null; questions: StartingQuestion[] }>((s) => ({ snapshot_id: s.manifest.id, questions: startingQuestions(s, lang, count) }), { snapshot_id: null, questions: [] });
+  }
+
+  /** `fn` over the active snapshot, pinned while it runs; `none` when no snapshot is active. */
+  private async withActive<T>(fn: (s: LoadedSnapshot) => T, none: T): Promise<T> {
+    await this.open();
+    const handle = await openSnapshotHandle(this.dir, this.lru);
+    if (!handle) return none;
+    try {
+      return fn(handle.snapshot);
+    } finally {
+      await handle.release();
+    }
+  }
+
+  /**
+   * An answer (`turn_id`) or a whole conversation (`turn_id` null) as Markdown with its citations as
+   * links to the cited spots: relative to `linkBase` (the folder a note goes to), or file:// URLs.
+   */
+  async answerMarkdown(req: { workspace: string; conversation_id: string; turn_id: string | null; lang: 'zh' | 'en'; linkBase: string | null }) {
+    await this.open();
+    const conversation = await this.conversations(req.workspace).get(req.conversation_id);
+    const spots = await citedSpots(conversation, req.turn_id, (r) => lookupBlock(this.dir, this.lru, r));
+    const madeAt = this.clock.now().toISOString();
+    return { ...noteOf({ conversation, turn_id: req.turn_id }, spots, { linkBase: req.linkBase, lang: req.lang, madeAt }), madeAt };
+  }
+
+  /** The same Markdown written into `folder` as a new note (never over a file); returns its path. */
+  async saveNote(req: { workspace: string; conversation_id: string; turn_id: string | null; lang: 'zh' | 'en'; folder: string }): Promise<string> {
+    const note = await this.answerMarkdown({ ...req, linkBase: req.folder });
+    return writeNote(req.folder, note.title, note.madeAt, note.markdown);
   }
 
   /** One retrieval tool on the active (or given) snapshot, as the agent would call it; failures are payloads. */

@@ -7,6 +7,7 @@ import { TOOLS } from '../tools/registry';
 import type { QueryEmbedder, ToolName } from '../tools/tool';
 import type { Redactor } from '../common/redact';
 import type { ContextWindow } from '../common/served-window';
+import type { RunScope } from '../harness/run-scope';
 import { buildRunManifest } from './run-manifest';
 import type { RunManifest, TraceMode } from '../trace/trace-model';
 import { newRunId, pruneTraces } from '../trace/trace-store';
@@ -37,6 +38,8 @@ export interface TracedRunOptions {
   redactor: Redactor;
   embedQuery?: QueryEmbedder;
   tools?: ReadonlyArray<ToolName>;
+  /** The documents the question is limited to (none: the whole snapshot). */
+  scope?: RunScope;
   signal?: AbortSignal;
   onEvent?: (e: AgentEvent) => void;
   writer?: Partial<TraceWriterOptions>;
@@ -93,6 +96,7 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
     contextWindow: o.contextWindow ?? undefined,
     lang: o.lang,
     tools,
+    scope: o.scope,
     signal: o.signal,
     onEvent: o.onEvent,
     tracer,

@@ -19,6 +19,7 @@ import { clarify, finishRun, giveUp, modelFailed, releaseRun } from './release';
 import { modelTurnEntry } from './history-entry';
 import { gateRequest, observeHarness } from './request-gate';
 import { RunState } from './run-state';
+import { narrowAction } from './run-scope';
 import { runToolStep } from './tool-step';
 
 export type { AgentOptions, ChatModel } from './loop-context';
@@ -40,9 +41,9 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
   const tracer = o.tracer ?? new Tracer('metadata', NULL_SINK);
   const state = new RunState();
   const conversation = o.conversation ?? NO_CONVERSATION;
-  const staticValues = { tools: toolsPromptText(whitelist), collection_status: collectionStatusText(o.snapshot), question: o.question, conversation: conversation.text };
+  const staticValues = { tools: toolsPromptText(whitelist), collection_status: collectionStatusText(o.snapshot, o.scope), question: o.question, conversation: conversation.text };
   const frames = new Map<boolean, number>();
-  const root = tracer.start('request', 'request', null, { snapshot_id: o.snapshot.manifest.id, prompt_bundle: o.bundle.id, tools: [...whitelist], conversation_turns: conversation.turns, conversation_turns_dropped: conversation.dropped, conversation_tokens: conversation.tokens });
+  const root = tracer.start('request', 'request', null, { snapshot_id: o.snapshot.manifest.id, prompt_bundle: o.bundle.id, tools: [...whitelist], conversation_turns: conversation.turns, conversation_turns_dropped: conversation.dropped, conversation_tokens: conversation.tokens, ...(o.scope ? { scope_doc_ids: [...o.scope.doc_ids] } : {}) });
   if (o.contextWindow) windowSpan(tracer, root, o.contextWindow, o.run.budgets);
   const loop: Loop = {
     o,
@@ -129,7 +130,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       const text = reply.content.trim();
       state.addHistory(modelTurnEntry(text));
 
-      const action = parseAction(text, whitelist);
+      const action = narrowAction(parseAction(text, whitelist), o.scope);
       turn.set({ action: action.kind === 'protocol_error' ? 'protocol_error' : action.kind === 'finish' ? (action.clarification ? 'clarify' : 'finish') : action.tool, ...(action.kind === 'protocol_error' ? { violation: action.violation } : {}) });
       if (action.kind === 'finish') {
         turn.end();

@@ -11,6 +11,7 @@ import type { ProgressTracker } from './progress-tracker';
 import type { PromptBundle } from './prompt-bundle';
 import type { RunLimits } from './run-limits';
 import type { RunState } from './run-state';
+import type { RunScope } from './run-scope';
 import type { Lang } from './step-words';
 
 /** What the loop needs from a model: one streamed completion (ChatClient in production). */
@@ -34,6 +35,8 @@ export interface AgentOptions {
   contextWindow?: ContextWindow;
   /** The prompt's language, for what the harness tells the model; default: the bundle's. What it writes for the person follows the question (questionLanguage). */
   lang?: Lang;
+  /** The documents the question is limited to (run-scope.ts); absent: the whole snapshot. */
+  scope?: RunScope;
   /** The run's tool whitelist, fixed for the run. */
   tools?: ReadonlyArray<ToolName>;
   signal?: AbortSignal;

@@ -45,7 +45,7 @@ export function gateRequest(loop: Loop, turn: Span, action: Exclude<ParsedAction
     decision = tracker.decideUnlisted(scope);
   } else {
     // The key is the tool's own: two requests share it exactly when the tool would answer both alike.
-    scope = toolScopeKey(action.tool as ToolName, action.envelope.input, o.snapshot);
+    scope = toolScopeKey(action.tool as ToolName, action.envelope.input, o.snapshot, o.scope?.doc_ids);
     if (state.counts.tool_calls >= o.run.budgets.max_tool_calls && !tracker.isSaturated()) tracker.budgetExhausted();
     decision = tracker.decide(scope, prev);
     if (decision.kind === 'execute' && state.unavailable.has(action.tool)) decision = tracker.rejectUnavailable();

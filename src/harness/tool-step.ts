@@ -51,13 +51,14 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
   const { state, tracker, o } = loop;
   state.counts.tool_calls++;
   const id = `call-${state.counts.tool_calls}`;
-  const stepScope = scopeOf(tool, input, o.snapshot);
+  const stepScope = scopeOf(tool, input, o.snapshot, o.scope?.doc_ids);
   const call = loop.tracer.start('tool_call', tool, turn, { tool, tool_call_id: id, scope, input: input as Attributes, ...rating });
   loop.emit({ type: 'tool_requested', tool, tool_call_id: id, scope_key: scope, scope: stepScope });
   let embeddingFailure: ProviderFailure | null = null;
   const embedQuery = o.embedQuery;
   const ctx: ToolContext = {
     snapshot: o.snapshot,
+    scope: o.scope?.doc_ids,
     signal: o.signal,
     embedQuery: embedQuery
       ? async (query, signal) => {

@@ -15,9 +15,9 @@ export const getOutline: Tool<typeof GetOutlineInput> = {
     'The section structure of documents: for each section its unique path, depth, block and token counts (direct and including subsections) and first sentence. Structure, not content; use the paths with list_blocks.',
   input: GetOutlineInput,
   // The documents in the order given (the payload keeps it), each once.
-  scope: (input, snapshot) => resolveDocs(snapshot, [...new Set(input.doc_ids)]),
-  async run(input, { snapshot }) {
-    const docs = resolveDocs(snapshot, [...new Set(input.doc_ids)]).map((i) => snapshot.documents[i]!);
+  scope: (input, snapshot, questionScope) => resolveDocs(snapshot, [...new Set(input.doc_ids)], questionScope),
+  async run(input, { snapshot, scope }) {
+    const docs = resolveDocs(snapshot, [...new Set(input.doc_ids)], scope).map((i) => snapshot.documents[i]!);
     return {
       documents: docs.map((d) => ({
         doc_id: d.doc_id,

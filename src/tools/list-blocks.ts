@@ -17,8 +17,8 @@ export type ListBlocksInput = z.infer<typeof ListBlocksInput>;
  * path covers its section and every section within it, compared segment by segment; an unknown
  * document or path fails the whole call.
  */
-function resolve(input: ListBlocksInput, snapshot: LoadedSnapshot): { di: number; blocks: number[] | 'all' } {
-  const [di] = resolveDocs(snapshot, [input.doc_id]);
+function resolve(input: ListBlocksInput, snapshot: LoadedSnapshot, questionScope?: readonly string[]): { di: number; blocks: number[] | 'all' } {
+  const [di] = resolveDocs(snapshot, [input.doc_id], questionScope);
   const doc = snapshot.documents[di!]!;
   const paths = [...new Set(input.section_paths ?? [])];
   if (paths.length === 0) return { di: di!, blocks: 'all' };
@@ -47,12 +47,12 @@ export const listBlocks: Tool<typeof ListBlocksInput> = {
     'Every block of a document or of some of its sections (subsections included), complete and in document order, with full text. Use for "all the points in section X"; it never returns part of a scope.',
   input: ListBlocksInput,
   // The blocks the call returns: absent and [] paths are one scope, and so are paths that cover the same blocks.
-  scope(input, snapshot) {
-    const { di, blocks } = resolve(input, snapshot);
+  scope(input, snapshot, questionScope) {
+    const { di, blocks } = resolve(input, snapshot, questionScope);
     return { doc_id: snapshot.documents[di]!.doc_id, blocks: blocks === 'all' ? 'all' : runs(blocks) };
   },
-  async run(input, { snapshot }) {
-    const { di, blocks } = resolve(input, snapshot);
+  async run(input, { snapshot, scope }) {
+    const { di, blocks } = resolve(input, snapshot, scope);
     const doc = snapshot.documents[di]!;
     const [start] = snapshot.docRanges[di]!;
     const views = (blocks === 'all' ? doc.blocks.map((b) => b.block_index) : blocks).map((bi) => blockView(snapshot, start + bi));

@@ -57,13 +57,13 @@ export async function runTool(name: ToolName, rawInput: unknown, ctx: ToolContex
  * share a key if and only if the tool answers both with the same payload: ` d1` is not `d1`, absent and
  * `[]` section paths are one scope, a scan term differing only in case is one scan.
  */
-export function toolScopeKey(name: ToolName, rawInput: unknown, snapshot: LoadedSnapshot): string {
+export function toolScopeKey(name: ToolName, rawInput: unknown, snapshot: LoadedSnapshot, questionScope?: readonly string[]): string {
   const tool = findTool(name);
   if (!tool) return unlistedScopeKey(name, rawInput);
   const parsed = tool.input.safeParse(rawInput ?? {});
   if (!parsed.success) return `${name}:invalid_argument:${describeIssue(parsed.error)}`;
   try {
-    return `${name}:${stableJson(tool.scope(parsed.data, snapshot))}`;
+    return `${name}:${stableJson(tool.scope(parsed.data, snapshot, questionScope))}`;
   } catch (err) {
     if (err instanceof ToolFailure) return `${name}:${err.code}:${err.message}`;
     throw err;

@@ -57,13 +57,13 @@ export const scanTerm: Tool<typeof ScanTermInput> = {
     'Every block that contains a literal string, with a count per block and a snippet around the first occurrence, in document then block order. count 0 proves only that this exact string is absent, not the idea.',
   input: ScanTermInput,
   // NFC and case folding are all the scan does to the term: a term differing only in case is the same scan.
-  scope(input, snapshot) {
-    const docs = docSet(snapshot, input.doc_ids);
+  scope(input, snapshot, questionScope) {
+    const docs = docSet(snapshot, input.doc_ids, questionScope);
     return snapshot.documents.length === 0 ? 'collection_empty' : { docs, needle: fold(input.term) };
   },
-  async run(input, { snapshot, signal }) {
+  async run(input, { snapshot, scope, signal }) {
     // An unknown doc_id fails the whole call before anything else, an empty collection included.
-    const set = docSet(snapshot, input.doc_ids);
+    const set = docSet(snapshot, input.doc_ids, scope);
     const needle = fold(input.term);
     // The term as scanned for (NFC, folded): what was searched, and the same for spellings the scan does not tell apart.
     if (snapshot.documents.length === 0) return { term: needle, hits: [], total_count: 0, empty_reason: 'collection_empty' };

@@ -32,14 +32,14 @@ export const searchBlocks: Tool<typeof SearchBlocksInput> = {
     'Find the 5 blocks that best match a query (fixed hybrid keyword + semantic ranking). Candidates, not a complete list: not finding something here does not show the documents lack it.',
   input: SearchBlocksInput,
   // The documents as a set; the query as the keyword side reads it and, with vectors, exactly as it is embedded.
-  scope(input, snapshot) {
-    const docs = docSet(snapshot, input.doc_ids);
+  scope(input, snapshot, questionScope) {
+    const docs = docSet(snapshot, input.doc_ids, questionScope);
     if (snapshot.documents.length === 0) return 'collection_empty';
     return { docs, keyword: queryRuns(input.query), embedded: isKeywordOnly(snapshot) ? null : input.query };
   },
-  async run(input, { snapshot, embedQuery, signal, onTrace }) {
+  async run(input, { snapshot, embedQuery, scope, signal, onTrace }) {
     // An unknown doc_id fails the whole call before anything else, an empty collection included.
-    const docs = docSet(snapshot, input.doc_ids);
+    const docs = docSet(snapshot, input.doc_ids, scope);
     if (snapshot.documents.length === 0) return { mode: null, blocks: [], empty_reason: 'collection_empty' };
     const allowed = docs === 'all' ? undefined : docMask(snapshot.docRanges, docs, snapshot.blockRefs.length);
     const keywordOnly = isKeywordOnly(snapshot);

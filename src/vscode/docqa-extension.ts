@@ -21,6 +21,8 @@ import { sourceWatchGlob } from './format-patterns';
 import { RebuildScheduler } from './rebuild-scheduler';
 import { type StatusInput, statusView } from './status-model';
 import { TreeViews } from './tree-views';
+import { ANSWERED, KEYWORD_ONLY_CHOSEN, WALKTHROUGH_ID, walkthroughContext } from './walkthrough';
+import { EmbeddingChoice } from './embedding-choice';
 
 /** How the extension names its settings and commands in messages. */
 export const VSCODE_WORDS: HostWords = {
@@ -53,6 +55,7 @@ export class DocQaExtension implements vscode.Disposable {
   private readonly chat: ChatViews;
   private readonly tabs: EditorTabs;
   private readonly scheduler: RebuildScheduler;
+  private readonly embeddings: EmbeddingChoice;
   private sourceWatchers: vscode.Disposable[] = [];
   private watchedSources = '';
   /** The active snapshot as the status bar shows it, read on refresh (never on a build's progress events). */
@@ -72,15 +75,36 @@ export class DocQaExtension implements vscode.Disposable {
     this.app = new DocQaApp({ dataDir: context.globalStorageUri.fsPath, settings: readSettings(), keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: vscodeKeyOf('run.max_question_chars') });
     this.store.add(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('docqa')) this.app.updateSettings(readSettings());
+        if (!e.affectsConfiguration('docqa')) return;
+        this.app.updateSettings(readSettings());
+        void this.refresh();
       }),
     );
     this.trees = this.store.add(new TreeViews(this.app, registry));
+    this.embeddings = new EmbeddingChoice({ context, refresh: () => this.refresh(), rebuild: () => this.rebuild() });
     this.tabs = new EditorTabs({ context, app: this.app, store: this.store, log: this.log, appOptions: { settings: this.app.settings, keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: vscodeKeyOf('run.max_question_chars') }, registry });
     // Edits in the sources rebuild the index incrementally, once a burst of changes has settled.
     this.scheduler = this.store.add(new RebuildScheduler(() => this.backgroundBuild(), 2000));
     this.store.add({ dispose: () => this.sourceWatchers.forEach((w) => w.dispose()) });
-    this.chat = this.store.add(new ChatViews({ context, app: this.app, log: this.logger(), building: () => this.buildRunning(), testConnection: () => this.connectionWords() }, () => new DisposableStore()));
+    this.chat = this.store.add(
+      new ChatViews(
+        {
+          context,
+          app: this.app,
+          log: this.logger(),
+          building: () => this.buildRunning(),
+          testConnection: () => this.connectionWords(),
+          setup: async () => ({ chat_ready: Boolean(await context.secrets.get(SECRET_IDS.chat)) || isLoopback(this.app.settings.chat.base_url), sources: (await this.app.listSources().catch(() => [])).length }),
+          answered: () => {
+            if (context.globalState.get<boolean>(ANSWERED)) return;
+            void context.globalState.update(ANSWERED, true).then(() => this.refresh());
+          },
+          addSource: (folder) => this.addSources([vscode.Uri.file(folder)], true),
+          isSource: async (folder) => (await this.app.listSources()).some((s) => s.path === folder),
+        },
+        () => new DisposableStore(),
+      ),
+    );
     this.store.add(registry.webviewView('docqa.chat', this.chat));
     // Another window sharing this data directory may build and activate a snapshot: this one follows.
     const watcher = this.store.add(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(context.globalStorageUri, '{active.json,sources.json}')));
@@ -94,9 +118,11 @@ export class DocQaExtension implements vscode.Disposable {
   async refresh(): Promise<void> {
     this.trees.refresh();
     this.chat.knowledgeBaseChanged();
+    this.chat.setupChanged();
     this.tabs.refresh();
-    const [chatKey, sources, active] = await Promise.all([
+    const [chatKey, embeddingKey, sources, active] = await Promise.all([
       this.context.secrets.get(SECRET_IDS.chat),
+      this.context.secrets.get(SECRET_IDS.embedding),
       this.app.listSources().catch(() => []),
       this.app.activeSnapshot().catch((err: unknown) => {
         this.log.warn(`status: ${err instanceof Error ? err.message : String(err)}`);
@@ -108,9 +134,9 @@ export class DocQaExtension implements vscode.Disposable {
     this.watchSources(sources);
     // A recognised local chat server (Ollama, LM Studio) needs no key: the welcome moves on to the sources.
     const keyless = !chatKey && isLoopback(this.app.settings.chat.base_url) && (await findLocalServer(this.app.settings.chat.base_url).catch(() => null)) !== null;
-    await vscode.commands.executeCommand('setContext', 'docqa.hasChatKey', Boolean(chatKey) || keyless);
-    await vscode.commands.executeCommand('setContext', 'docqa.hasSources', sources.length > 0);
-    await vscode.commands.executeCommand('setContext', 'docqa.hasSnapshot', active !== null);
+    // The views' welcome and the walkthrough's steps follow what really happened.
+    const facts = { settings: this.app.settings, chatKey: Boolean(chatKey) || keyless, embeddingKey: Boolean(embeddingKey), keywordOnlyChosen: Boolean(this.context.globalState.get(KEYWORD_ONLY_CHOSEN)), sources: sources.length, snapshot: active !== null, answered: Boolean(this.context.globalState.get(ANSWERED)) };
+    for (const [key, value] of Object.entries(walkthroughContext(facts))) await vscode.commands.executeCommand('setContext', key, value);
   }
 
   /** One watcher per source (its supported files and its .gitignore files), renewed when the sources change. */
@@ -191,12 +217,14 @@ export class DocQaExtension implements vscode.Disposable {
     cmd('docqa.showLog', () => this.log.show());
     cmd('docqa.refreshViews', () => this.refresh());
     cmd('docqa.removeSource', (node?: { id?: string }) => this.removeSource(node));
-    cmd('docqa.useKeywordOnly', () => this.useKeywordOnly());
+    cmd('docqa.useKeywordOnly', () => this.embeddings.useKeywordOnly());
     cmd('docqa.activateSnapshot', (node?: { id?: string }) => this.snapshotAction(node, 'activate'));
     cmd('docqa.deleteSnapshot', (node?: { id?: string }) => this.snapshotAction(node, 'delete'));
     cmd('docqa.showFailedDocuments', () => this.showFailedDocuments());
     cmd('docqa.revealInExplorer', (node?: { file?: string | null }) => (node?.file ? vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(node.file)) : undefined));
     cmd('docqa.openDataFolder', () => vscode.env.openExternal(this.context.globalStorageUri));
+    cmd('docqa.openWalkthrough', () => vscode.commands.executeCommand('workbench.action.openWalkthrough', WALKTHROUGH_ID, false));
+    cmd('docqa.turnOnEmbeddings', () => this.embeddings.turnOn());
     this.tabs.register(cmd);
     cmd('docqa.openPdfPage', (args?: unknown) => openPdfPageCommand(this.context, args));
   }
@@ -209,13 +237,6 @@ export class DocQaExtension implements vscode.Disposable {
     this.log.info(`source removed: ${removed.path}`);
     const pick = await vscode.window.showInformationMessage(t('DocQA: removed {0}. Its documents leave the index at the next build.', removed.label), t('Rebuild Index'));
     await this.refresh();
-    if (pick) await this.rebuild();
-  }
-
-  /** Keyword-only search: no embedding endpoint, no embedding key (a user setting, then a rebuild). */
-  private async useKeywordOnly(): Promise<void> {
-    await vscode.workspace.getConfiguration().update(vscodeKeyOf('embedding.provider'), 'none', vscode.ConfigurationTarget.Global);
-    const pick = await vscode.window.showInformationMessage(t('DocQA: keyword-only search is on. Rebuild the index to use it.'), t('Rebuild Index'));
     if (pick) await this.rebuild();
   }
 
@@ -250,6 +271,8 @@ export class DocQaExtension implements vscode.Disposable {
 
   private async setKey(which: 'chat' | 'embedding'): Promise<void> {
     if (await promptForKey(this.context.secrets, which)) {
+      // A key for embeddings that are off would do nothing: ask, rather than leave search keyword-only unsaid.
+      if (which === 'embedding' && this.app.settings.embedding.provider === 'none') return this.embeddings.offer();
       const pick = await vscode.window.showInformationMessage(which === 'chat' ? t('DocQA: the chat API key is saved.') : t('DocQA: the embedding API key is saved.'), t('Test Connection'));
       if (pick) await this.testConnection();
     }
@@ -277,7 +300,12 @@ export class DocQaExtension implements vscode.Disposable {
     const [chat, embedding] = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: t('DocQA: testing the connections…') }, () => Promise.all([this.app.testConnection('chat'), this.app.testConnection('embedding')]));
     for (const r of [chat, embedding]) {
       this.log.info(`test connection (${r.provider}): ${r.detail}`);
-      if (r.ok) void vscode.window.showInformationMessage(`DocQA: ${r.detail}`);
+      if (r.ok && r.skipped) {
+        const on = t('Turn On Embeddings');
+        void vscode.window.showInformationMessage(`DocQA: ${r.detail}`, on).then((pick) => {
+          if (pick === on) void this.embeddings.turnOn();
+        });
+      } else if (r.ok) void vscode.window.showInformationMessage(`DocQA: ${r.detail}`);
       else {
         const fix = r.failure?.action === 'set_key' || r.failure?.action === 'check_key' ? t('Set Key') : t('Open Settings');
         void vscode.window.showErrorMessage(`DocQA: ${r.detail}`, fix).then((pick) => {
@@ -297,8 +325,15 @@ export class DocQaExtension implements vscode.Disposable {
     const added = out.filter((o) => o.status === 'added').map((o) => o.source.label);
     this.log.info(`sources added: ${added.join(', ') || '(none new)'}`);
     await this.refresh();
-    const pick = await vscode.window.showInformationMessage(added.length ? t('DocQA: added {0}. Build the index now?', added.join(', ')) : t('DocQA: these sources were already added.'), t('Rebuild Index'));
-    if (pick) await this.rebuild();
+    if (!added.length) {
+      void vscode.window.showInformationMessage(t('DocQA: these sources were already added.'));
+      return;
+    }
+    // Adding a source means wanting it searchable: it is built now (the egress confirmation, when due, comes first).
+    void vscode.window.showInformationMessage(t('DocQA: added {0}; indexing it now.', added.join(', ')));
+    const running = this.build && (this.build.status.state === 'running' || this.build.status.state === 'paused') ? this.build : null;
+    if (running) await running.done.catch(() => undefined);
+    await this.rebuild();
   }
 
   /**

@@ -83,6 +83,7 @@ describe('extension package', () => {
       'package.nls.json',
       'package.nls.zh-cn.json',
       ...filesUnder('l10n'),
+      ...filesUnder('media/walkthrough'),
     ];
     const expected = ['[Content_Types].xml', 'extension.vsixmanifest', 'extension/package.json', 'extension/readme.md', 'extension/LICENSE.txt', ...shipped.map((f) => `extension/${f}`)];
     assert.deepEqual([...names].sort(), [...expected].sort());

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { AgentResult, Ledger, RemovedCitation } from '../../src/harness/agent-result';
 import { stopWords } from '../../src/harness/progress-snapshot';
+import type { ScopeSummary } from '../../src/app/question-scope';
 import type { KnowledgeBase, UiLang } from '../../src/shared/chat-protocol';
 import { showControls } from '../../src/shared/inert-text';
 import { checkedSummary, completeness, headline, partialDisclosure } from './release-words';
@@ -84,10 +85,12 @@ function windowWords(S: ReturnType<typeof useStrings>, w: NonNullable<Ledger['co
 }
 
 /** The run's spending against its budgets, under every answer, and its trace. */
-export function LedgerView({ ledger, stopReason, durationMs, runId, bundle, lang }: { ledger: Ledger; stopReason: string | null; durationMs: number | null; runId: string | null; bundle: { id: string; version: string; hash: string } | null; lang: UiLang }) {
+export function LedgerView({ ledger, stopReason, durationMs, runId, bundle, scope = null, lang }: { ledger: Ledger; stopReason: string | null; durationMs: number | null; runId: string | null; bundle: { id: string; version: string; hash: string } | null; scope?: ScopeSummary | null; lang: UiLang }) {
   const S = useStrings();
   const ctl = useController();
   const items = [
+    // Which documents were searched: a scoped question says so first.
+    ...(scope ? [S.ledgerScope(scope.documents.map((d) => d.title), scope.of)] : []),
     S.ledgerChat(n(ledger.chat_tokens, lang), n(ledger.max_request_tokens, lang)),
     S.ledgerContext(n(ledger.largest_context, lang), n(ledger.max_context_tokens, lang)),
     S.ledgerTools(ledger.tool_calls, ledger.max_tool_calls),

@@ -41,7 +41,7 @@ export function applyEvent(t: LiveTurn, e: AskEvent, now: number): LiveTurn {
     case 'model_loading':
       return { ...t, loading: e };
     case 'run_started':
-      return { ...t, loading: null, turn: { ...turn, run_id: e.run_id, snapshot_id: e.snapshot_id, lang: e.lang, prompt_bundle: e.prompt_bundle } };
+      return { ...t, loading: null, turn: { ...turn, run_id: e.run_id, snapshot_id: e.snapshot_id, lang: e.lang, prompt_bundle: e.prompt_bundle, ...(e.scope ? { scope: e.scope } : {}) } };
     case 'tool_requested':
       return { ...t, turn: { ...turn, steps: [...turn.steps, { tool_call_id: e.tool_call_id, tool: e.tool, scope: e.scope, outcome: null, blocks: [] }] } };
     case 'tool_result':

@@ -176,14 +176,13 @@ describe('pages read one by one', () => {
 });
 
 describe('failures say what happened', () => {
-  it('"scanned images need OCR" only for pages that hold an image; a blank PDF says it is blank', async () => {
+  it('"scanned images need OCR" only when the file holds an image; a blank PDF says it is blank', async () => {
     const scan = await failed(textPdf([{ lines: [], image: true }, { lines: [] }]));
     assert.equal(scan.code, 'no_text');
-    assert.match(scan.message, /page 1 is an image without a text layer \(a scan: its text needs OCR/);
-    assert.match(scan.message, /page 2 has no text, no form field or annotation text, and no image/);
+    assert.match(scan.message, /pages 1–2 have no text layer and the file holds an image \(a scan: its text needs OCR/);
     const blank = await failed(textPdf([{ lines: [] }, { lines: [] }]));
     assert.doesNotMatch(blank.message, /OCR|scan/);
-    assert.match(blank.message, /pages 1–2 have no text/);
+    assert.match(blank.message, /pages 1–2 have no text and no form field or annotation text, and the file holds no image/);
   });
 
   it('a PDF whose only text is page numbers says so instead of "no text content"', async () => {

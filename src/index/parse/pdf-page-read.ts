@@ -15,12 +15,15 @@ export interface PdfPageRead {
   error: string | null;
 }
 
-/** pdf.js's operators that paint an image (pdfjs.OPS names). */
-const IMAGE_OPS = ['paintImageXObject', 'paintInlineImageXObject', 'paintImageMaskXObject', 'paintJpegXObject', 'paintInlineImageXObjectGroup', 'paintImageXObjectRepeat', 'paintImageMaskXObjectGroup', 'paintImageMaskXObjectRepeat', 'paintSolidColorImageMask'] as const;
-
-/** The operator numbers of IMAGE_OPS in this pdf.js. */
-export function imageOps(ops: Record<string, number>): ReadonlySet<number> {
-  return new Set(IMAGE_OPS.map((n) => ops[n]).filter((n): n is number => n !== undefined));
+/**
+ * How many image XObjects the file holds, from its bytes: an image is a stream, and a stream is never
+ * inside an object stream (PDF 32000-1 §7.5.7), so its dictionary's `/Subtype /Image` is always plain
+ * text in the file (encryption leaves dictionaries readable). It is what tells a scan from a blank file.
+ * pdf.js's operator list would tell it per page, but building it decodes every image: a JBIG2 scan held
+ * a worker for minutes, and a page that loops its own content never returns.
+ */
+export function imageXObjects(bytes: Uint8Array): number {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1').match(/\/Subtype\s*\/Image\b/g)?.length ?? 0;
 }
 
 interface AnnotationData {
@@ -68,26 +71,6 @@ export function annotationTexts(annotations: readonly AnnotationData[]): string[
     .map((f, i) => ({ ...f, i }))
     .sort((a, b) => b.y - a.y || a.x - b.x || a.i - b.i)
     .map((f) => f.text);
-}
-
-/**
- * Whether page `n` draws an image, from its operator list; null when that cannot be told within `ms`.
- * It is asked only of pages without any text (that is what a scan is, and what OCR would read): building
- * the operator list decodes the page's images, seconds for a large scan, and a malformed page can loop.
- */
-export async function pageHasImages(doc: PdfDoc, n: number, images: ReadonlySet<number>, ms: number): Promise<boolean | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
-  try {
-    const page = await doc.getPage(n);
-    const found = await Promise.race([page.getOperatorList().then((ops) => ops.fnArray.some((op) => images.has(op))), late]);
-    page.cleanup();
-    return found;
-  } catch {
-    return null;
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 const message = (err: unknown) => (err as { message?: string } | null)?.message ?? String(err);

@@ -8,12 +8,12 @@ import type { Line } from './pdf-lines';
  * it would fill search results with noise and match nothing a person types.
  */
 
+/**
+ * Code points that stand for a glyph, not a character: controls, U+FFFD, the private-use areas — less
+ * the private-use bullets Word writes (U+F0A7, F0B7, F0D8, F0FC), which the blocker reads as list items.
+ */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
-export const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/gu;
-
-/** Code points that stand for a glyph, not a character: controls, U+FFFD, the private-use areas. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-export const GLYPH_CODE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufffd\ue000-\uf8ff\u{f0000}-\u{10ffff}]/gu;
+export const GLYPH_CODE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufffd\ue000-\uf0a6\uf0a8-\uf0b6\uf0b8-\uf0d7\uf0d9-\uf0fb\uf0fd-\uf8ff\u{f0000}-\u{10ffff}]/gu;
 
 /**
  * The upper half of the Windows-1252 code page as Unicode: what byte codes 0x80–0xFF read as through it.

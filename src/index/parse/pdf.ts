@@ -5,8 +5,8 @@ import type { DocumentParser } from './parser';
 import { anchorEntries, type FlatEntry, flattenOutline, headingsBySize, type OutlineNode, type PdfDoc, sectionFor } from './pdf-headings';
 import { withoutAttachmentEncryption } from './pdf-encryption';
 import { dropRunningLines, toParagraphs } from './pdf-lines';
-import { imageOps, pageHasImages, type PdfPageRead, readPdfPage } from './pdf-page-read';
-import { judgePages, lookForImages, noTextFailure, unreadPages } from './pdf-pages';
+import { imageXObjects, type PdfPageRead, readPdfPage } from './pdf-page-read';
+import { judgePages, noTextFailure, unreadPages } from './pdf-pages';
 import { loadPdfJs, resolvePdfAssets } from './pdf-runtime';
 
 export { joinWrapped } from './pdf-lines';
@@ -101,7 +101,6 @@ export const pdfParser: DocumentParser = {
   extensions: ['.pdf'],
   async parse(bytes, ctx) {
     ctx.signal?.throwIfAborted();
-    const pdfjs = await loadPdfJs();
     const { task, doc } = await openPdf(bytes, ctx.signal);
     try {
       const reads: PdfPageRead[] = [];
@@ -112,12 +111,8 @@ export const pdfParser: DocumentParser = {
       const judged = judgePages(reads);
       const { lines: pages, extras, reports } = judged;
       // Nothing to index: say what the pages hold, images included (a scan needs OCR; a blank page does not).
-      const noText = async (furniture: number[] = []) => {
-        const images = imageOps(pdfjs.OPS);
-        await lookForImages(reports, (n, ms) => pageHasImages(doc, n, images, ms));
-        return noTextFailure(reports, furniture);
-      };
-      if (pages.every((p, i) => p.length === 0 && extras[i]!.length === 0)) throw await noText();
+      const noText = (furniture: number[] = []) => noTextFailure(reports, imageXObjects(bytes), furniture);
+      if (pages.every((p, i) => p.length === 0 && extras[i]!.length === 0)) throw noText();
       dropRunningLines(pages, judged.boxes);
       let entries: FlatEntry[] = [];
       const outline = (await doc.getOutline().catch(() => null)) as OutlineNode[] | null;
@@ -140,7 +135,7 @@ export const pdfParser: DocumentParser = {
       const paragraphs = pages.flatMap((lines, i) => [...toParagraphs(lines, i + 1, breaks[i]!), ...extras[i]!.map((text) => ({ page: i + 1, first: lines.length, text }))]);
       if (paragraphs.length === 0) {
         const numbered = pages.flatMap((lines, i) => (lines.length > 0 ? [i + 1] : []));
-        throw await noText(numbered);
+        throw noText(numbered);
       }
       const order = entries
         .map((_, i) => i)

@@ -100,6 +100,8 @@ export async function pdfCorpusBench(): Promise<BenchRow[]> {
   const unexplained = low.filter((s) => !expected.files[s.file]!.reason);
   const byCode = new Map<string, number>();
   for (const s of seen) byCode.set(s.code, (byCode.get(s.code) ?? 0) + 1);
+  // What the no_text failures said: a scan (the file holds images), nothing at all, glyph codes, page numbers.
+  const said = (re: RegExp) => seen.filter((s) => s.code === 'no_text' && re.test(s.message)).length;
   const pages = seen.reduce((n, s) => n + s.pages, 0);
   const ours = both.reduce((n, s) => n + s.chars, 0);
   const theirs = both.reduce((n, s) => n + s.poppler!, 0);
@@ -111,6 +113,10 @@ export async function pdfCorpusBench(): Promise<BenchRow[]> {
   }
   return [
     ...[...byCode].sort(([a], [b]) => (a < b ? -1 : 1)).map(([code, n]): BenchRow => ({ name: `pdf-corpus: files ${code}`, value: n, unit: 'files', floor: null, ratio: null })),
+    { name: 'pdf-corpus: no_text saying "needs OCR" (the file holds images)', value: said(/needs OCR/), unit: 'files', floor: null, ratio: null },
+    { name: 'pdf-corpus: no_text saying "no text and no image"', value: said(/the file holds no image/), unit: 'files', floor: null, ratio: null },
+    { name: 'pdf-corpus: no_text saying "glyph codes" (unreadable text layer)', value: said(/unreadable/), unit: 'files', floor: null, ratio: null },
+    { name: 'pdf-corpus: indexed in part (pages named)', value: seen.filter((s) => s.code === 'ok' && s.message).length, unit: 'files', floor: null, ratio: null },
     { name: 'pdf-corpus: pages indexed per second (2 workers)', value: pages / seconds, unit: 'pages/s', floor: null, ratio: null },
     { name: 'pdf-corpus: characters indexed vs pdftotext (documents both read)', value: ours, unit: 'chars', floor: theirs, ratio: ours / theirs },
     { name: 'pdf-corpus: documents under half of pdftotext, each with a stated reason', value: low.length, unit: 'files', floor: null, ratio: null },

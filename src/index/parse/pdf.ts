@@ -102,6 +102,8 @@ export const pdfParser: DocumentParser = {
   async parse(bytes, ctx) {
     ctx.signal?.throwIfAborted();
     const { task, doc } = await openPdf(bytes, ctx.signal);
+    const onAbort = () => void task.destroy();
+    ctx.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const reads: PdfPageRead[] = [];
       for (let n = 1; n <= doc.numPages; n++) {
@@ -116,8 +118,9 @@ export const pdfParser: DocumentParser = {
       dropRunningLines(pages, judged.boxes);
       let entries: FlatEntry[] = [];
       const outline = (await doc.getOutline().catch(() => null)) as OutlineNode[] | null;
-      if (outline?.length) {
-        await flattenOutline(doc, outline, null, entries);
+      // A damaged outline (a destination pdf.js cannot resolve) is no reason to lose the text: headings then come from type size.
+      const flat = outline?.length ? await flattenOutline(doc, outline, null, entries).then(() => true, () => false) : false;
+      if (flat) {
         // Inherit a position for entries whose destination could not be resolved.
         entries.forEach((e, i) => {
           if (e.page === null && i > 0) {
@@ -179,6 +182,7 @@ export const pdfParser: DocumentParser = {
         unreadPages: unreadPages(reports),
       };
     } finally {
+      ctx.signal?.removeEventListener('abort', onAbort);
       await task.destroy();
     }
   },

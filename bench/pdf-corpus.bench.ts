@@ -31,6 +31,7 @@ const Expected = z.object({
     z.string(),
     z.object({
       sha256: z.string(),
+      /** The outcome code; `ok|too_slow` where it depends on the machine's speed (then with a reason). */
       code: z.string(),
       /** Why this document keeps less than half of pdftotext's characters (or why its code is what it is). */
       reason: z.string().optional(),
@@ -48,6 +49,9 @@ interface Seen {
   poppler: number | null;
   message: string;
 }
+
+/** An expected code (`a|b` for either) allows the seen one. */
+const allows = (expected: string, code: string) => expected.split('|').includes(code);
 
 const visible = (text: string) => [...text.replace(/\s+/gu, '')].length;
 
@@ -92,11 +96,11 @@ export async function pdfCorpusBench(): Promise<BenchRow[]> {
     const next: Expected = { commit: expected.commit, files: {} };
     for (const s of seen) {
       const before = expected.files[s.file]!;
-      next.files[s.file] = { sha256: before.sha256, code: s.code, ...(before.reason ? { reason: before.reason } : {}) };
+      next.files[s.file] = { sha256: before.sha256, code: allows(before.code, s.code) ? before.code : s.code, ...(before.reason ? { reason: before.reason } : {}) };
     }
     fs.writeFileSync(EXPECTED, `${JSON.stringify(next, null, 1)}\n`);
   }
-  const changed = seen.filter((s) => s.code !== expected.files[s.file]!.code);
+  const changed = seen.filter((s) => !allows(expected.files[s.file]!.code, s.code));
   const unexplained = low.filter((s) => !expected.files[s.file]!.reason);
   const byCode = new Map<string, number>();
   for (const s of seen) byCode.set(s.code, (byCode.get(s.code) ?? 0) + 1);

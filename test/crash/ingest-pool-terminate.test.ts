@@ -16,7 +16,7 @@ const WORKER = path.join(__dirname, '..', '..', 'dist', 'ingest-worker.js');
 const STOPS = 200;
 
 describe('workers stopped mid-inflate', () => {
-  it(`the host lives on while ${STOPS} workers are terminated inside pdf.js's inflate`, { timeout: 15 * 60_000 }, async () => {
+  it(`the host lives on while ${STOPS} workers are terminated inside pdf.js's inflate`, { timeout: 30 * 60_000 }, async () => {
     assert.ok(fs.existsSync(WORKER), 'run npm run build first');
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'terminate-host.ts'), WORKER, tempDir(), String(STOPS)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -73,7 +73,7 @@ export function registerIndexCommands(program: Command, { io, json, app }: Comma
         io.stdout(`  ${m.stats.documents} documents (${m.stats.reused_documents} unchanged), ${m.stats.blocks} blocks in ${m.segments.length} segment${m.segments.length === 1 ? '' : 's'}, ${m.failed_documents.length} failed\n`);
         if (m.reparse_reason) io.stdout(`  parsed again: ${m.reparse_reason}\n`);
         io.stdout(m.embedding.provider === 'none' ? '  keyword-only: no embeddings (DOCQA_EMBEDDING_PROVIDER=none)\n' : `  embeddings: ${m.embedding.model} (${m.embedding.dimensions} dims), ${m.stats.embedded_blocks} embedded, ${m.stats.cached_embeddings} from cache, ${m.stats.embedding_tokens} tokens\n`);
-        for (const f of m.failed_documents) io.stdout(`  FAILED ${printable(f.path)}: ${f.stage}/${f.code} — ${f.message}\n`);
+        for (const f of m.failed_documents) io.stdout(`  ${f.pages ? 'PARTIAL' : 'FAILED'} ${printable(f.path)}: ${f.stage}/${f.code} — ${f.message}\n`);
         const d = m.stats.durations_ms;
         io.stdout(`  ingest ${d.ingest} ms, embed ${d.embed} ms, index ${d.index} ms, write ${d.write} ms\n`);
       }

@@ -7,13 +7,23 @@ import type { ChatError } from './model-client';
 import { checkedLines, renderFallback, stopWords } from './progress-snapshot';
 import type { StopReason } from './progress-tracker';
 
-/** The partial snapshot's missing documents, named in the answer unless it names them already. */
+/**
+ * The partial snapshot's missing documents, named in the answer unless it names them already; a document
+ * indexed without some pages (`pages`) is named with those pages.
+ */
 function disclosePartial(loop: Loop, answer: string): string {
   const m = loop.o.snapshot.manifest;
   if (m.state !== 'ready_partial') return answer;
-  const missing = m.failed_documents.map((f) => path.basename(f.path)).filter((n) => !answer.includes(n));
-  if (missing.length === 0) return answer;
-  return loop.answerLang === 'zh' ? `${answer}\n\n（注意：以下文档未能入库，本回答未覆盖：${missing.join('、')}）` : `${answer}\n\n(Note: these documents could not be indexed and are not covered: ${missing.join(', ')})`;
+  const unnamed = m.failed_documents.filter((f) => !answer.includes(path.basename(f.path)));
+  const missing = unnamed.filter((f) => !f.pages).map((f) => path.basename(f.path));
+  const partial = unnamed.filter((f) => f.pages).map((f) => ({ name: path.basename(f.path), pages: f.pages!.join(loop.answerLang === 'zh' ? '、' : ', ') }));
+  if (missing.length === 0 && partial.length === 0) return answer;
+  if (loop.answerLang === 'zh') {
+    const said = [...(missing.length ? [`以下文档未能入库，本回答未覆盖：${missing.join('、')}`] : []), ...partial.map((p) => `${p.name} 的第 ${p.pages} 页无法读取，未被覆盖`)];
+    return `${answer}\n\n（注意：${said.join('；')}）`;
+  }
+  const said = [...(missing.length ? [`these documents could not be indexed and are not covered: ${missing.join(', ')}`] : []), ...partial.map((p) => `page(s) ${p.pages} of ${p.name} could not be read and are not covered`)];
+  return `${answer}\n\n(Note: ${said.join('; ')})`;
 }
 
 const spanStatus = (s: ReleaseStatus) => (s === 'FAILED' ? 'error' : s === 'CANCELLED' ? 'cancelled' : 'ok');

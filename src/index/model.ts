@@ -47,6 +47,10 @@ export type DocumentFormat = z.infer<typeof DocumentFormat>;
 export const Lang = z.enum(['zh', 'en', 'ja', 'mixed', 'und']);
 export type Lang = z.infer<typeof Lang>;
 
+/** A page of a PDF whose text is not indexed although it has some (a partial document), and why. */
+export const UnreadPage = z.object({ page: z.number().int().min(1), code: z.enum(['no_text', 'corrupt']), reason: z.string() });
+export type UnreadPage = z.infer<typeof UnreadPage>;
+
 export const Document = z.object({
   doc_id: z.string(),
   /** Absolute path of the file this document was read from. */
@@ -62,6 +66,8 @@ export const Document = z.object({
   /** Encoding the text was decoded from (text formats), or null for PDF. */
   encoding: z.string().nullable(),
   page_count: z.number().int().min(1).nullable(),
+  /** Pages read without their text (a partial document); absent when every page was read. */
+  unread_pages: z.array(UnreadPage).optional(),
   sections: z.array(Section),
   blocks: z.array(Block),
 });
@@ -72,6 +78,8 @@ export const FailedDocument = z.object({
   stage: z.enum(INGEST_STAGES),
   code: z.enum(INGEST_ERROR_CODES),
   message: z.string(),
+  /** Set when the document is indexed without these pages only (a partial document): the rest is in the snapshot. */
+  pages: z.array(z.number().int().min(1)).optional(),
 });
 export type FailedDocument = z.infer<typeof FailedDocument>;
 

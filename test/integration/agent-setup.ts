@@ -17,6 +17,7 @@ import { addSources } from '../../src/index/sources/sources';
 import type { SpanRecord, TraceRecord } from '../../src/trace/trace-model';
 import { Tracer } from '../../src/trace/tracer';
 import { FakeOpenAIServer } from '../fakes/openai-server';
+import { textPdf } from '../fixtures/pdf-writer';
 import { fixture, tempDir } from '../helpers';
 import { preparePdfThread } from '../../src/index/ingest/ingest-worker';
 
@@ -84,6 +85,8 @@ export async function agentSetup(): Promise<AgentSetup> {
   const mixed = tempDir('docqa-partial-');
   fs.copyFileSync(fixture('markdown', 'cell-notes.md'), path.join(mixed, 'cells.md'));
   fs.copyFileSync(fixture('bad', 'broken.pdf'), path.join(mixed, 'lecture.pdf'));
+  // Indexed without its page 2 (glyph codes only): a partial document, named with its page.
+  fs.writeFileSync(path.join(mixed, 'handout.pdf'), textPdf([{ lines: [{ text: 'Cells divide by mitosis.', y: 700 }] }, { lines: [], unmapped: [{ y: 700, glyphs: 200 }] }]));
   const partial = await build([mixed]);
   let hybrid: { snapshot: LoadedSnapshot; embedding: RemoteEmbeddingConfig } | null = null;
   let empty: LoadedSnapshot | null = null;

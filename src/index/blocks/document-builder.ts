@@ -73,6 +73,7 @@ export function buildDocument(parsed: ParsedDocument, id: DocumentIdentity, chun
     byte_size: id.byte_size,
     encoding: parsed.encoding,
     page_count: parsed.pageCount,
+    ...(parsed.unreadPages?.length ? { unread_pages: parsed.unreadPages } : {}),
     sections,
     blocks,
   };

@@ -1,4 +1,4 @@
-import type { BlockLocation, DocumentFormat } from '../model';
+import type { BlockLocation, DocumentFormat, UnreadPage } from '../model';
 
 /** A heading or outline entry as a parser found it; the section tree gives it a unique path. */
 export interface SectionDraft {
@@ -31,6 +31,8 @@ export interface ParsedDocument {
   units: Unit[];
   encoding: string | null;
   pageCount: number | null;
+  /** Pages whose text could not be read, while the others were (a PDF read in part). */
+  unreadPages?: UnreadPage[];
 }
 
 /** Title used for the single root section of a document without headings, and for text before the first heading. */

@@ -142,6 +142,8 @@ export interface IngestFileOptions {
   knownHash?: string;
   /** Read with blocking calls (worker threads only). */
   syncRead?: boolean;
+  /** Called once the file is read and known to need parsing (a worker starts pdf.js there, off the document's clock). */
+  beforeParse?: () => Promise<void> | undefined;
 }
 
 export async function ingestFile(path: string, identity: FileIdentity, options: IngestOptions, run?: Omit<IngestFileOptions, 'knownHash'>): Promise<IngestOutcome>;
@@ -157,6 +159,7 @@ export async function ingestFile(path: string, identity: FileIdentity, options: 
     const hash = contentHash(file.bytes);
     if (hash === run.knownHash) return { ok: 'unchanged', path, content_hash: hash, byte_size: file.bytes.length, mtime_ms: file.mtime_ms };
   }
+  await run.beforeParse?.();
   const outcome = await ingestBytes(path, file.bytes, identity, options, run.signal);
   return outcome.ok ? { ...outcome, mtime_ms: file.mtime_ms } : outcome;
 }

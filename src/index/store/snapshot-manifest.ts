@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChunkingParams, Document, FailedDocument } from '../model';
+import { ChunkingParams, Document, FailedDocument, UnreadPage } from '../model';
 import { SkippedEntry } from '../sources/secret-files';
 import { Source } from '../sources/sources';
 
@@ -35,6 +35,8 @@ export const ManifestDocument = z.object({
   tokens: z.number().int(),
   /** Taken over from the parent snapshot without parsing. */
   reused: z.boolean(),
+  /** Pages indexed without their text (a partial document), kept when the document is reused; absent when none. */
+  unread_pages: z.array(UnreadPage).optional(),
   segment: z.string(),
 });
 export type ManifestDocument = z.infer<typeof ManifestDocument>;

@@ -69,6 +69,7 @@ export function manifestEntries(
       tokens: d.blocks.reduce((n, b) => n + b.token_count, 0),
       reused: reusedFile !== undefined,
       segment: newSegment,
+      ...(d.unread_pages ? { unread_pages: d.unread_pages } : {}),
     });
   }
   return entries.sort(byDocId);

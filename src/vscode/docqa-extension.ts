@@ -6,11 +6,13 @@ import { DocQaApp } from '../app/docqa-app';
 import type { AppSettings, HostWords, Logger } from '../app/settings';
 import { Redactor } from '../common/redact';
 import type { EgressPlan } from '../index/store/egress-consent';
+import { SUPPORTED_EXTENSIONS } from '../index/parse/registry';
 import { showControls } from '../shared/inert-text';
 import { ChatViews } from './chat-view';
 import { egressPrompt } from './egress-model';
 import { DisposableStore } from './disposable-store';
 import { EditorTabs } from './editor-tabs';
+import { openCitationCommand } from './citation-opener';
 import { openPdfPageCommand } from './pdf-page-view';
 import { SECRET_IDS, promptForKey, secretKeys } from './secret-keys';
 import { RebuildScheduler } from './rebuild-scheduler';
@@ -112,7 +114,7 @@ export class DocQaExtension implements vscode.Disposable {
     this.watchedSources = key;
     for (const w of this.sourceWatchers) w.dispose();
     this.sourceWatchers = sources.map((s) => {
-      const pattern = s.kind === 'folder' ? new vscode.RelativePattern(vscode.Uri.file(s.path), '**/{*.md,*.markdown,*.mdown,*.mkd,*.mdx,*.txt,*.text,*.pdf,.gitignore}') : new vscode.RelativePattern(vscode.Uri.file(path.dirname(s.path)), path.basename(s.path));
+      const pattern = s.kind === 'folder' ? new vscode.RelativePattern(vscode.Uri.file(s.path), `**/{${SUPPORTED_EXTENSIONS.map((e) => `*${e}`).join(',')},.gitignore}`) : new vscode.RelativePattern(vscode.Uri.file(path.dirname(s.path)), path.basename(s.path));
       const w = vscode.workspace.createFileSystemWatcher(pattern);
       const on = () => this.scheduler.changed();
       w.onDidChange(on);
@@ -187,6 +189,7 @@ export class DocQaExtension implements vscode.Disposable {
     cmd('docqa.openDataFolder', () => vscode.env.openExternal(this.context.globalStorageUri));
     this.tabs.register(cmd);
     cmd('docqa.openPdfPage', (args?: unknown) => openPdfPageCommand(this.context, args));
+    cmd('docqa.openCitation', (args?: unknown) => openCitationCommand(this.context, this.app, this.logger(), args));
   }
 
   private async removeSource(node?: { id?: string }): Promise<void> {

@@ -9,6 +9,7 @@ import { format } from 'node:util';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { importPdfJs, providePdfJs } from '../parse/pdf-runtime';
 import { ingestFile } from './ingest-file';
+import { type RenderRequest, type RenderResponse, renderFile } from './render-file';
 import type { WorkerLog, WorkerRequest, WorkerResponse, WorkerSetup } from './ingest-pool';
 
 /**
@@ -53,7 +54,9 @@ if (port) {
   const { options } = workerData as WorkerSetup;
   /** Jobs begun and not answered yet. */
   let running = 0;
-  port.on('message', (req: WorkerRequest) => {
+  port.on('message', (req: WorkerRequest | RenderRequest) => {
+    // The document view's request (render-file.ts): a worker of its own, one render, then stopped.
+    if ('render' in req) return void renderFile(req.render.path, req.render.location, options).then((rendered) => port.postMessage({ rendered } satisfies RenderResponse));
     // Begun beside another job: the pool cannot tell when on its own (see WorkerResponse).
     if (running > 0) port.postMessage({ started: req.id } satisfies WorkerResponse);
     running++;

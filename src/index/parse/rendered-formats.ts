@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { INGEST_ERROR_CODES, INGEST_STAGES, IngestError, type IngestErrorCode, type IngestStage } from '../../common/errors';
 import { ownBundle } from '../../common/own-bundle';
 import type { DocumentFormat } from '../model';
 import type { DocumentParser } from './parser';
@@ -14,13 +15,25 @@ function load(): Bundle {
   return loaded;
 }
 
+/**
+ * The bundle has its own copy of IngestError (it is built apart): its failures are made ours again, so
+ * they keep their stage and code (`instanceof` would see another class, and report `internal`).
+ */
+function adopt(err: unknown): never {
+  const e = err as { name?: unknown; stage?: unknown; code?: unknown; message?: unknown } | null;
+  if (!(err instanceof IngestError) && e?.name === 'IngestError' && INGEST_STAGES.includes(e.stage as IngestStage) && INGEST_ERROR_CODES.includes(e.code as IngestErrorCode)) {
+    throw new IngestError(e.stage as IngestStage, e.code as IngestErrorCode, String(e.message), { cause: err });
+  }
+  throw err;
+}
+
 /** A parser that loads its module (and its libraries) on its first use; its format and extensions are known before. */
 function lazy(format: DocumentFormat, extensions: readonly string[], pick: (b: Bundle) => DocumentParser): DocumentParser {
   return {
     format,
     extensions,
-    parse: (bytes, ctx) => pick(load()).parse(bytes, ctx),
-    render: (bytes, ctx, at) => pick(load()).render!(bytes, ctx, at),
+    parse: (bytes, ctx) => pick(load()).parse(bytes, ctx).catch(adopt),
+    render: (bytes, ctx, at) => pick(load()).render!(bytes, ctx, at).catch(adopt),
   };
 }
 

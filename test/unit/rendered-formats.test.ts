@@ -195,3 +195,21 @@ function gbkBytes(text: string): Uint8Array {
   }
   return new Uint8Array(out);
 }
+
+describe('web pages that are not whole documents', () => {
+  // Found by fuzzing: linkedom builds no document around a fragment, and Readability then threw.
+  for (const [what, page, text] of [
+    ['a fragment without <html>', '<h2>Osmosis</h2><p>Water moves across a membrane toward the side with more solute.</p>', 'Water moves across a membrane toward the side with more solute.'],
+    ['plain text named .html', 'Diffusion spreads particles from high to low concentration.', 'Diffusion spreads particles from high to low concentration.'],
+  ] as const) {
+    it(`${what} is read as a body`, async () => {
+      const p = await bundle.htmlParser.parse(Buffer.from(page), { path: 'x.html' });
+      assert.deepEqual(p.units.map((u) => u.text), [text]);
+    });
+  }
+
+  it('a page cut to "<" is read as its text, not a crash', async () => {
+    const p = await bundle.htmlParser.parse(Buffer.from('<'), { path: 'x.html' });
+    assert.deepEqual(p.units.map((u) => u.text), ['<']);
+  });
+});

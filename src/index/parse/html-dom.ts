@@ -46,7 +46,12 @@ export const isElement = (n: DomNode): n is DomElement => n.nodeType === ELEMENT
 
 /** An HTML (or XHTML, read as HTML so that `<title/>` and `&nbsp;` behave as browsers read them) document. */
 export function parseHtml(html: string): DomDocument {
-  return new DOMParser().parseFromString(html, 'text/html') as unknown as DomDocument;
+  // linkedom builds a document only around an <html> element: a fragment ("<p>…", a page cut short, plain
+  // text) comes out with an empty body or none, and its getters then throw. A browser reads it as a body.
+  const whole = /<html[\s>]/i.test(html) ? html : `<!DOCTYPE html><html>${/<body[\s>]/i.test(html) ? html : `<body>${html}</body>`}</html>`;
+  const doc = new DOMParser().parseFromString(whole, 'text/html') as unknown as DomDocument;
+  if (doc.documentElement && doc.body) return doc;
+  return new DOMParser().parseFromString('<!DOCTYPE html><html><body></body></html>', 'text/html') as unknown as DomDocument;
 }
 
 /** An XML document (package files, slide XML): element names as written, prefixes included (`a:t`). */

@@ -71,8 +71,13 @@ function mainContent(doc: DomDocument): { html: string; title: string | null } {
   dropChrome(doc);
   const body = doc.body?.innerHTML ?? '';
   // Readability rewrites the document it reads; the fallback reads a fresh copy of the body.
-  const readable = doc.body !== null && depthOf(doc.body) <= MAX_READABILITY_DEPTH;
-  const article = readable ? new Readability(doc as unknown as ConstructorParameters<typeof Readability>[0], { charThreshold: 200 }).parse() : null;
+  const readable = doc.documentElement !== null && doc.body !== null && depthOf(doc.body) <= MAX_READABILITY_DEPTH;
+  let article: ReturnType<Readability['parse']> = null;
+  try {
+    if (readable) article = new Readability(doc as unknown as ConstructorParameters<typeof Readability>[0], { charThreshold: 200 }).parse();
+  } catch {
+    // Readability gives up on some broken markup (found by fuzzing: a page cut to "<"): the body is read instead.
+  }
   const title = (article?.title ?? '').replace(/\s+/g, ' ').trim() || pageTitle || null;
   if (article?.content && (article.textContent ?? '').trim().length > 0) return { html: article.content, title };
   const bare = parseHtml(`<!DOCTYPE html><html><body>${body}</body></html>`);

@@ -1,6 +1,7 @@
 // First: before any module that creates a schema (zod's fast parsers need eval, which the CSP refuses).
 import '../chat/zod-jitless';
 import DOMPurify from 'dompurify';
+import { DOCUMENT_ATTRS, DOCUMENT_CLASS, DOCUMENT_TAGS } from '../../src/shared/document-allowlist';
 import { matchElements } from '../../src/shared/document-match';
 import { DocumentHostToView, type DocumentTarget, type DocumentViewToHost } from '../../src/shared/document-view-protocol';
 import { setLang, s } from './strings';
@@ -20,11 +21,10 @@ declare function acquireVsCodeApi(): VsCodeApi;
 const api = acquireVsCodeApi();
 const post = (m: DocumentViewToHost) => api.postMessage(m);
 
-const TAGS = ['section', 'article', 'div', 'p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'table', 'caption', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'blockquote', 'pre', 'code', 'em', 'strong', 'b', 'i', 'u', 's', 'sub', 'sup', 'small', 'mark', 'span', 'br', 'hr', 'figure', 'figcaption', 'address', 'main', 'header', 'footer', 'aside', 'abbr', 'cite', 'q', 'kbd', 'samp', 'var', 'del', 'ins', 'ruby', 'rt', 'rp'];
-const PURIFY = { ALLOWED_TAGS: TAGS, ALLOWED_ATTR: ['data-docqa-el', 'data-docqa-part', 'colspan', 'rowspan', 'start', 'class'], ALLOW_DATA_ATTR: false, RETURN_DOM_FRAGMENT: true as const };
+const PURIFY = { ALLOWED_TAGS: [...DOCUMENT_TAGS], ALLOWED_ATTR: [...DOCUMENT_ATTRS], ALLOW_DATA_ATTR: false };
 // Of the document's classes only the one our slides' speaker notes carry is kept (the view styles it).
 DOMPurify.addHook('uponSanitizeAttribute', (_node, data) => {
-  if (data.attrName === 'class' && data.attrValue !== 'docqa-notes') data.keepAttr = false;
+  if (data.attrName === 'class' && data.attrValue !== DOCUMENT_CLASS) data.keepAttr = false;
 });
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}): HTMLElementTagNameMap[K] {
@@ -48,8 +48,10 @@ function show(m: Extract<DocumentHostToView, { type: 'open' }>): void {
   title.title = m.name;
   meta.textContent = m.target.kind === 'chapter' ? s('chapterOf', m.target.part, m.parts) : m.target.kind === 'slide' ? s('slides', m.parts) : m.name;
   changed.textContent = m.changed ? s('changed') : '';
-  const fragment = DOMPurify.sanitize(m.html, PURIFY) as unknown as DocumentFragment;
-  body.replaceChildren(fragment);
+  // Sanitised to a string, then parsed by an inert <template>: nothing of it runs or loads on the way in.
+  const template = document.createElement('template');
+  template.innerHTML = DOMPurify.sanitize(m.html, PURIFY);
+  body.replaceChildren(template.content);
   highlight(m.target);
 }
 

@@ -23,6 +23,7 @@ import { activationBench } from './activation.bench';
 import { webviewBench } from './webview.bench';
 import { traceviewBench } from './traceview.bench';
 import { handwrittenBench } from './handwritten.bench';
+import { formatsBench } from './formats.bench';
 
 const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   ingest: ingestBench,
@@ -38,6 +39,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   webview: webviewBench,
   traceview: traceviewBench,
   handwritten: handwrittenBench,
+  formats: formatsBench,
 };
 
 /** Set for a group run as a child of the whole run: where its rows go. */

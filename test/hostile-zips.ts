@@ -91,6 +91,9 @@ export function docx(body: string | Buffer, declare?: number): Buffer {
   ]);
 }
 
+/** Text as XML character data. */
+export const escapeXml = (text: string) => text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
+
 export const wordParagraph = (text: string) => `<w:p><w:r><w:t xml:space="preserve">${text}</w:t></w:r></w:p>`;
 
 /** A minimal EPUB 3 whose one chapter is `chapter` (XHTML). */

@@ -86,6 +86,7 @@ describe('Word, EPUB, web pages and slides in VS Code (code-server)', () => {
           assert.ok(outcome.ok, `${c.file} ingests`);
           await runCommand(page, 'View: Close All Editors');
           await openFile(page, c.file);
+          await activeTab(page, c.file).waitFor();
           await runCommand(page, INSPECT);
           await activeTab(page, `Inspect: ${c.file}`).waitFor({ timeout: 60_000 });
           const view = await webviewWith(page, 'ul.sections li .title', 60_000);
@@ -110,12 +111,15 @@ describe('Word, EPUB, web pages and slides in VS Code (code-server)', () => {
           await trace.getByTestId('citation-links').locator('button').nth(i).click();
           await page.locator('.tabs-container .tab.active', { hasText: c.tab }).waitFor({ timeout: 60_000 });
           const doc = await webviewWith(page, '.document .hl', 60_000);
-          const seen = (await doc.locator('.document').evaluate((root) => {
-            const hl = [...root.querySelectorAll('.hl')];
-            const box = hl[0]!.getBoundingClientRect();
-            const bar = document.querySelector('.bar')!.getBoundingClientRect();
-            return { text: hl.map((e) => e.textContent).join(''), inView: box.top >= bar.bottom - 1 && box.top < window.innerHeight && box.width > 0, status: document.querySelector('.status')!.textContent };
-          })) as { text: string; inView: boolean; status: string };
+          // A string, not a function: tsx would compile a function with helpers the page does not have.
+          const seen = (await doc.locator('.document').evaluate(
+            new Function('root', `
+              const hl = [...root.querySelectorAll('.hl')];
+              const box = hl[0].getBoundingClientRect();
+              const bar = document.querySelector('.bar').getBoundingClientRect();
+              return { text: hl.map((e) => e.textContent).join(''), inView: box.top >= bar.bottom - 1 && box.top < innerHeight && box.width > 0, status: document.querySelector('.status').textContent };
+            `) as (root: unknown) => unknown,
+          )) as { text: string; inView: boolean; status: string };
           assert.match(seen.text, c.shows);
           assert.equal(seen.inView, true, 'the highlighted block is inside the visible view');
           assert.match(seen.status, /the cited text is highlighted/);

@@ -64,16 +64,7 @@ export interface AskContext {
 
 /** What every traced run of this application takes from its settings and host (a question or an evaluation case). */
 export function runBase(ctx: AskContext) {
-  const { settings } = ctx;
-  return {
-    dir: ctx.dir,
-    chat: settings.chat,
-    budgets: settings.run.budgets,
-    thresholds: { noGain: settings.run.thresholds.no_gain, violations: settings.run.thresholds.violations },
-    appVersion: ctx.appVersion,
-    settingNames: ctx.words.settings,
-    maxConversationTokens: settings.run.max_conversation_tokens,
-  };
+  return { dir: ctx.dir, settings: ctx.settings, appVersion: ctx.appVersion, settingNames: ctx.words.settings };
 }
 
 /**
@@ -106,7 +97,6 @@ export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortS
       bundle,
       lang,
       mode,
-      keepTraces: settings.trace.keep,
       redactor: new Redactor([chatKey, embeddingKey]),
       signal: o.signal,
       // The run id comes before the run starts: run_started is the first event a UI hears.

@@ -29,6 +29,7 @@ import { type AppSettings, type Clock, CLI_WORDS, type HostWords, type KeyProvid
 import { exportTrace, promptOfTurn, replayTrace, showTrace } from './traces';
 import { listBackups } from './upgrade/data-backup';
 import { type OpenOutcome, openDataDir } from './upgrade/open-data-dir';
+import { envNameOf } from './settings-table/names';
 import { restoreBackup } from './upgrade/restore-backup';
 
 export interface AppOptions {
@@ -84,7 +85,7 @@ export class DocQaApp {
   }
 
   private askContext() {
-    return { dir: this.dir, lru: this.lru, settings: this.settingsNow, keys: this.o.keys, words: this.words, appVersion: this.o.appVersion, questionLimitName: this.o.questionLimitName ?? 'DOCQA_MAX_QUESTION_CHARS', model: this.o.model };
+    return { dir: this.dir, lru: this.lru, settings: this.settingsNow, keys: this.o.keys, words: this.words, appVersion: this.o.appVersion, questionLimitName: this.o.questionLimitName ?? envNameOf('run.max_question_chars'), model: this.o.model };
   }
 
   /**

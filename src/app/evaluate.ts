@@ -62,7 +62,6 @@ export async function evaluateGoldset(ctx: AskContext, file: string, o: EvalOpti
           model,
           bundle,
           lang,
-          mode: ctx.settings.trace.mode,
           keepTraces: Math.max(ctx.settings.trace.keep, cases.length * o.repeat),
           redactor,
           signal: o.signal,

@@ -4,7 +4,7 @@ import { findTool } from '../tools/registry';
 import { TOOL_NAMES, type ToolName } from '../tools/tool';
 import type { TraceMode } from '../trace/trace-model';
 import type { TraceOutcome } from '../trace/trace-writer';
-import type { CliIo } from './main';
+import type { CliIo } from './cli-io';
 import type { CommandContext } from './command-context';
 import { cliWorkspace } from './chat-commands';
 

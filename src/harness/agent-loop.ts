@@ -45,13 +45,13 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
   const loop: Loop = {
     o,
     state,
-    tracker: new ProgressTracker({ noGainThreshold: o.thresholds?.noGain ?? 2, violationThreshold: o.thresholds?.violations ?? 2 }),
+    tracker: new ProgressTracker(o.run.thresholds),
     tracer,
     root,
     whitelist,
     lang: o.lang ?? o.bundle.language,
     emit: (e: AgentEvent) => o.onEvent?.(e),
-    ledger: () => o.onEvent?.({ type: 'ledger', ledger: state.ledger(o.budgets) }),
+    ledger: () => o.onEvent?.({ type: 'ledger', ledger: state.ledger(o.run.budgets) }),
     // The prompt around the history (the conversation section included) is counted once per run and
     // kind; each history entry once, when added.
     frameTokens: () => {
@@ -66,7 +66,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
   let stopReason: StopReason | null = null;
   let turn: Span | null = null;
   const budgetSpan = (name: string, attrs: Record<string, string | number | boolean | null>, failed: boolean) =>
-    tracer.start('budget_decision', name, root, { check: 'before_model_call', used_request_tokens: state.used, reserve: o.budgets.finalization_reserve_tokens, max_context_tokens: o.budgets.max_context_tokens, max_request_tokens: o.budgets.max_request_tokens, ...attrs }).end(failed ? 'error' : 'ok');
+    tracer.start('budget_decision', name, root, { check: 'before_model_call', used_request_tokens: state.used, reserve: o.run.budgets.finalization_reserve_tokens, max_context_tokens: o.run.budgets.max_context_tokens, max_request_tokens: o.run.budgets.max_request_tokens, ...attrs }).end(failed ? 'error' : 'ok');
 
   try {
     for (;;) {
@@ -76,7 +76,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       const context = loop.frameTokens() + state.historyTokens;
       let cap: number;
       if (!state.finalRound) {
-        const d = state.requestBudgetSpent ? ({ kind: 'final_round' } as const) : decideTurn(o.budgets, { used: state.used, context });
+        const d = state.requestBudgetSpent ? ({ kind: 'final_round' } as const) : decideTurn(o.run.budgets, { used: state.used, context });
         if (d.kind === 'stop') {
           stopReason = 'BUDGET_LIMIT_REACHED';
           budgetSpan('context budget', { context_tokens: context, decision: 'stop', reason: d.reason }, true);
@@ -95,7 +95,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
         }
         cap = d.max_output_tokens;
       } else {
-        const d = decideFinal(o.budgets, { used: state.used, context });
+        const d = decideFinal(o.run.budgets, { used: state.used, context });
         if (d.kind === 'stop') {
           // Even the final round does not fit: no answer is invented.
           budgetSpan('final round', { context_tokens: context, decision: 'stop', reason: d.reason }, true);
@@ -113,7 +113,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
         { role: 'user', content: o.question },
       ];
       const retryCap = () => {
-        const d = state.finalRound ? decideFinal(o.budgets, { used: state.used, context }) : decideTurn(o.budgets, { used: state.used, context });
+        const d = state.finalRound ? decideFinal(o.run.budgets, { used: state.used, context }) : decideTurn(o.run.budgets, { used: state.used, context });
         return d.kind === 'stop' || d.kind === 'final_round' ? null : d.max_output_tokens;
       };
       const called = await callModel(loop, turn, messages, context, retryCap, cap);

@@ -4,11 +4,11 @@ import type { LoadedSnapshot } from '../index/store/snapshot-store';
 import type { QueryEmbedder, ToolName } from '../tools/tool';
 import type { Span, Tracer } from '../trace/tracer';
 import type { AgentEvent } from './agent-result';
-import type { Budgets } from './budget';
 import type { ConversationContext } from './conversation-context';
 import type { ChatMessage, ChatResult, CompleteOptions } from './model-client';
 import type { ProgressTracker } from './progress-tracker';
 import type { PromptBundle } from './prompt-bundle';
+import type { RunLimits } from './run-limits';
 import type { RunState } from './run-state';
 import type { Lang } from './step-words';
 
@@ -27,8 +27,8 @@ export interface AgentOptions {
   bundle: PromptBundle;
   /** A follow-up's earlier turns as the prompts' conversation section (conversationContext); none by default. */
   conversation?: ConversationContext;
-  budgets: Budgets;
-  thresholds?: { noGain?: number; violations?: number };
+  /** The host's settings for the loop (budgets, stopping thresholds), as one value. */
+  run: RunLimits;
   /** The answer's language (the fallback is written in it); default: the bundle's. */
   lang?: Lang;
   /** The run's tool whitelist, fixed for the run. */

@@ -1,4 +1,5 @@
 import { InformationGain } from './action-parser';
+import { Thresholds } from './run-limits';
 
 export type StopReason = 'INFORMATION_SATURATED' | 'BUDGET_LIMIT_REACHED' | 'PROGRESS_PROTOCOL_VIOLATED';
 export type CollectionState = 'COLLECTING' | 'SATURATED';
@@ -16,13 +17,6 @@ export type RequestDecision =
   | { kind: 'stop_required'; reason: StopReason }
   | { kind: 'terminate'; reason: StopReason };
 
-export interface TrackerOptions {
-  /** Consecutive NO_GAIN that saturate collection (default 2). */
-  noGainThreshold: number;
-  /** Consecutive progress-protocol violations that saturate collection (default 2). */
-  violationThreshold: number;
-}
-
 /**
  * The information-gain state of one request (second seed §5–§9): completed scopes and calls, the call
  * awaiting the model's rating, consecutive NO_GAIN and protocol violations, COLLECTING/SATURATED, the
@@ -39,10 +33,11 @@ export class ProgressTracker {
   rejectedRequests = 0;
   readonly completedScopes = new Set<string>();
   readonly evaluatedCalls = new Set<string>();
-  private readonly options: TrackerOptions;
+  private readonly thresholds: Thresholds;
 
-  constructor(options: Partial<TrackerOptions> = {}) {
-    this.options = { noGainThreshold: options.noGainThreshold ?? 2, violationThreshold: options.violationThreshold ?? 2 };
+  /** Consecutive NO_GAIN (`no_gain`) or protocol violations (`violations`) that saturate collection; the defaults are Thresholds'. */
+  constructor(thresholds: Partial<Thresholds> = {}) {
+    this.thresholds = Thresholds.parse(thresholds);
   }
 
   /**
@@ -56,7 +51,7 @@ export class ProgressTracker {
     if (violation) {
       this.rejectedRequests++;
       this.consecutiveViolations++;
-      if (this.consecutiveViolations >= this.options.violationThreshold) {
+      if (this.consecutiveViolations >= this.thresholds.violations) {
         this.saturate('PROGRESS_PROTOCOL_VIOLATED');
         return this.stopOrTerminate();
       }
@@ -86,7 +81,7 @@ export class ProgressTracker {
     if (this.isSaturated()) return this.stopOrTerminate();
     this.rejectedRequests++;
     this.consecutiveViolations++;
-    if (this.consecutiveViolations >= this.options.violationThreshold) {
+    if (this.consecutiveViolations >= this.thresholds.violations) {
       this.saturate('PROGRESS_PROTOCOL_VIOLATED');
       return this.stopOrTerminate();
     }
@@ -142,7 +137,7 @@ export class ProgressTracker {
       return;
     }
     this.consecutiveNoGain++;
-    if (this.consecutiveNoGain >= this.options.noGainThreshold) this.saturate('INFORMATION_SATURATED');
+    if (this.consecutiveNoGain >= this.thresholds.no_gain) this.saturate('INFORMATION_SATURATED');
   }
 
   private saturate(reason: StopReason): void {

@@ -42,7 +42,7 @@ export function gateRequest(loop: Loop, turn: Span, action: Exclude<ParsedAction
   if (action.kind === 'protocol_error') decision = tracker.formatViolation();
   else {
     scope = scopeKey(action.tool, action.envelope.input);
-    if (state.counts.tool_calls >= o.budgets.max_tool_calls && !tracker.isSaturated()) tracker.budgetExhausted();
+    if (state.counts.tool_calls >= o.run.budgets.max_tool_calls && !tracker.isSaturated()) tracker.budgetExhausted();
     decision = tracker.decide(scope, prev);
     if (decision.kind === 'execute' && state.unavailable.has(action.tool)) decision = tracker.rejectUnavailable();
   }

@@ -82,7 +82,7 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
   const entry = observationEntry({ harness_status: 'ok', tool, tool_call_id: id, payload, message: null });
   const resultTokens = countTokens(entry) + 1;
   const frame = loop.frameTokens();
-  const admission = admit(o.budgets, { context_tokens: frame + state.historyTokens, used_request_tokens: state.used }, resultTokens);
+  const admission = admit(o.run.budgets, { context_tokens: frame + state.historyTokens, used_request_tokens: state.used }, resultTokens);
   loop.tracer
     .start('budget_decision', 'admission', call, {
       check: 'admission',
@@ -92,9 +92,9 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
       context_tokens: frame + state.historyTokens,
       context_tokens_with_result: admission.context_tokens,
       used_request_tokens: state.used,
-      reserve: o.budgets.finalization_reserve_tokens,
-      max_context_tokens: o.budgets.max_context_tokens,
-      max_request_tokens: o.budgets.max_request_tokens,
+      reserve: o.run.budgets.finalization_reserve_tokens,
+      max_context_tokens: o.run.budgets.max_context_tokens,
+      max_request_tokens: o.run.budgets.max_request_tokens,
     })
     .end(admission.admitted ? 'ok' : 'error');
   loop.ledger();

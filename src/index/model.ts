@@ -52,7 +52,11 @@ export const Section = z.object({
 });
 export type Section = z.infer<typeof Section>;
 
-export const DocumentFormat = z.enum(['markdown', 'text', 'pdf', 'docx', 'html', 'epub', 'pptx']);
+/**
+ * The format of the parser that read the document (`markdown`, `text`, `pdf`, …): the parser registry
+ * (parse/registry.ts) is the only place formats are named, so a format added there needs no edit here.
+ */
+export const DocumentFormat = z.string().regex(/^[a-z][a-z0-9-]*$/);
 export type DocumentFormat = z.infer<typeof DocumentFormat>;
 
 export const Lang = z.enum(['zh', 'en', 'ja', 'mixed', 'und']);

@@ -6,7 +6,6 @@ import { DocQaApp } from '../app/docqa-app';
 import type { AppSettings, HostWords, Logger } from '../app/settings';
 import { Redactor } from '../common/redact';
 import type { EgressPlan } from '../index/store/egress-consent';
-import { SUPPORTED_EXTENSIONS } from '../index/parse/registry';
 import { showControls } from '../shared/inert-text';
 import { ChatViews } from './chat-view';
 import { egressPrompt } from './egress-model';
@@ -15,6 +14,8 @@ import { EditorTabs } from './editor-tabs';
 import { openCitationCommand } from './citation-opener';
 import { openPdfPageCommand } from './pdf-page-view';
 import { SECRET_IDS, promptForKey, secretKeys } from './secret-keys';
+import { vscodeKeyOf } from '../app/settings-table/names';
+import { sourceWatchGlob } from './format-patterns';
 import { RebuildScheduler } from './rebuild-scheduler';
 import { type StatusInput, statusView } from './status-model';
 import { TreeViews } from './tree-views';
@@ -22,8 +23,8 @@ import { TreeViews } from './tree-views';
 /** How the extension names its settings and commands in messages. */
 export const VSCODE_WORDS: HostWords = {
   settings: {
-    chat: { key: 'DocQA: Set Chat API Key', base_url: 'docqa.chat.baseUrl', model: 'docqa.chat.model' },
-    embedding: { key: 'DocQA: Set Embedding API Key', base_url: 'docqa.embedding.baseUrl', model: 'docqa.embedding.model' },
+    chat: { key: 'DocQA: Set Chat API Key', base_url: vscodeKeyOf('chat.base_url'), model: vscodeKeyOf('chat.model') },
+    embedding: { key: 'DocQA: Set Embedding API Key', base_url: vscodeKeyOf('embedding.base_url'), model: vscodeKeyOf('embedding.model') },
   },
   buildCommand: '“DocQA: Rebuild Index”',
   keywordOnly: '“DocQA: Use Keyword-Only Search”',
@@ -65,14 +66,14 @@ export class DocQaExtension implements vscode.Disposable {
     this.status.name = 'DocQA';
     this.status.command = 'docqa.showLog';
     this.status.show();
-    this.app = new DocQaApp({ dataDir: context.globalStorageUri.fsPath, settings: readSettings(), keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: 'docqa.question.maxChars' });
+    this.app = new DocQaApp({ dataDir: context.globalStorageUri.fsPath, settings: readSettings(), keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: vscodeKeyOf('run.max_question_chars') });
     this.store.add(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('docqa')) this.app.updateSettings(readSettings());
       }),
     );
     this.trees = this.store.add(new TreeViews(this.app, registry));
-    this.tabs = new EditorTabs({ context, app: this.app, store: this.store, log: this.log, appOptions: { settings: this.app.settings, keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: 'docqa.question.maxChars' }, registry });
+    this.tabs = new EditorTabs({ context, app: this.app, store: this.store, log: this.log, appOptions: { settings: this.app.settings, keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: vscodeKeyOf('run.max_question_chars') }, registry });
     // Edits in the sources rebuild the index incrementally, once a burst of changes has settled.
     this.scheduler = this.store.add(new RebuildScheduler(() => this.backgroundBuild(), 2000));
     this.store.add({ dispose: () => this.sourceWatchers.forEach((w) => w.dispose()) });
@@ -114,7 +115,7 @@ export class DocQaExtension implements vscode.Disposable {
     this.watchedSources = key;
     for (const w of this.sourceWatchers) w.dispose();
     this.sourceWatchers = sources.map((s) => {
-      const pattern = s.kind === 'folder' ? new vscode.RelativePattern(vscode.Uri.file(s.path), `**/{${SUPPORTED_EXTENSIONS.map((e) => `*${e}`).join(',')},.gitignore}`) : new vscode.RelativePattern(vscode.Uri.file(path.dirname(s.path)), path.basename(s.path));
+      const pattern = s.kind === 'folder' ? new vscode.RelativePattern(vscode.Uri.file(s.path), sourceWatchGlob()) : new vscode.RelativePattern(vscode.Uri.file(path.dirname(s.path)), path.basename(s.path));
       const w = vscode.workspace.createFileSystemWatcher(pattern);
       const on = () => this.scheduler.changed();
       w.onDidChange(on);
@@ -205,7 +206,7 @@ export class DocQaExtension implements vscode.Disposable {
 
   /** Keyword-only search: no embedding endpoint, no embedding key (a user setting, then a rebuild). */
   private async useKeywordOnly(): Promise<void> {
-    await vscode.workspace.getConfiguration('docqa').update('embedding.provider', 'none', vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration().update(vscodeKeyOf('embedding.provider'), 'none', vscode.ConfigurationTarget.Global);
     const pick = await vscode.window.showInformationMessage(t('DocQA: keyword-only search is on. Rebuild the index to use it.'), t('Rebuild Index'));
     if (pick) await this.rebuild();
   }

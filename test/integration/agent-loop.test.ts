@@ -48,7 +48,7 @@ describe('agent loop over real HTTP against a scripted model', () => {
         return act('scan_term', { term: 'another' });
       },
     );
-    const r = await run('Is zzqxj mentioned?', { thresholds: { noGain: 2 } });
+    const r = await run('Is zzqxj mentioned?', { thresholds: { no_gain: 2 } });
     // Every rejected request is counted, as the trace records it: the repeat (answered STOP_REQUIRED) and the request after it.
     assert.deepEqual(r.counts, { agent_turns: 3, tool_calls: 1, model_calls: 3, rejected_requests: 2 });
     assert.equal(r.stop_reason, 'INFORMATION_SATURATED');

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before } from 'node:test';
-import { runAgent } from '../../src/harness/agent-loop';
+import { type AgentOptions, runAgent } from '../../src/harness/agent-loop';
 import { Budgets } from '../../src/harness/budget';
 import { ChatClient, ChatConfig } from '../../src/harness/model-client';
+import { RunLimits, type Thresholds } from '../../src/harness/run-limits';
 import { baselineDir, loadBundle, type PromptBundle } from '../../src/harness/prompt-bundle';
 import { buildSnapshot } from '../../src/index/store/build-snapshot';
 import { DataDir } from '../../src/common/data-dir';
@@ -51,7 +52,8 @@ export interface AgentSetup {
   zhBundle: PromptBundle;
   snap: LoadedSnapshot;
   partial: LoadedSnapshot;
-  run: (question: string, extra?: Partial<Parameters<typeof runAgent>[0]>) => ReturnType<typeof runAgent>;
+  /** One run over the fixtures; `budgets` and `thresholds` (each defaulted on its own) become the run's limits. */
+  run: (question: string, extra?: Partial<AgentOptions> & { budgets?: Budgets; thresholds?: Partial<Thresholds> }) => ReturnType<typeof runAgent>;
   /** A snapshot with embeddings from the fake server (its embedding config). */
   hybrid: () => Promise<{ snapshot: LoadedSnapshot; embedding: RemoteEmbeddingConfig }>;
 }
@@ -75,7 +77,6 @@ export async function agentSetup(): Promise<AgentSetup> {
   fs.copyFileSync(fixture('bad', 'broken.pdf'), path.join(mixed, 'lecture.pdf'));
   const partial = await build([mixed]);
   let hybrid: { snapshot: LoadedSnapshot; embedding: RemoteEmbeddingConfig } | null = null;
-  const budgets = Budgets.parse({});
   return {
     server,
     model,
@@ -83,7 +84,7 @@ export async function agentSetup(): Promise<AgentSetup> {
     zhBundle,
     snap,
     partial,
-    run: (question, extra = {}) => runAgent({ question, snapshot: snap, model, bundle, budgets, ...extra }),
+    run: (question, { budgets, thresholds, ...extra } = {}) => runAgent({ question, snapshot: snap, model, bundle, run: RunLimits.parse({ budgets, thresholds }), ...extra }),
     hybrid: async () => {
       if (!hybrid) {
         const embedding = { provider: 'openai-compatible', base_url: server.baseURL, model: 'fake', dimensions: 16, batch_size: 64, concurrency: 4, timeout_ms: 5000, max_retry_after_ms: 30_000, retry_delay_ms: 50 } as const satisfies RemoteEmbeddingConfig;

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { parseAction } from '../../src/harness/action-parser';
 import type { AgentEvent } from '../../src/harness/agent-result';
 import { Budgets } from '../../src/harness/budget';
+import { RunLimits } from '../../src/harness/run-limits';
 import type { Loop } from '../../src/harness/loop-context';
 import { ProgressTracker } from '../../src/harness/progress-tracker';
 import { giveUp } from '../../src/harness/release';
@@ -22,9 +23,9 @@ function loop(budgets = Budgets.parse({})) {
   const events: AgentEvent[] = [];
   const tracer = new Tracer('metadata', { write: (r) => records.push(r) });
   const l: Loop = {
-    o: { question: 'q', snapshot, model: { complete: async () => { throw new Error('no model here'); } }, bundle: null as never, budgets },
+    o: { question: 'q', snapshot, model: { complete: async () => { throw new Error('no model here'); } }, bundle: null as never, run: RunLimits.parse({ budgets }) },
     state: new RunState(),
-    tracker: new ProgressTracker({ noGainThreshold: 2, violationThreshold: 2 }),
+    tracker: new ProgressTracker({ no_gain: 2, violations: 2 }),
     tracer,
     root: tracer.start('request', 'request', null),
     whitelist: TOOLS,

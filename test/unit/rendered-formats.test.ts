@@ -5,15 +5,19 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { DEFAULT_INGEST_OPTIONS, type Document } from '../../src/index/model';
-import * as bundle from '../../src/index/parse/formats-bundle';
+import { renderedParser } from '../../src/index/parse/formats-bundle';
 import { type DomElement, parseHtml } from '../../src/index/parse/html-dom';
 import { ELEMENT_ATTR, PART_ATTR } from '../../src/index/parse/html-outline';
 import type { DocumentParser } from '../../src/index/parse/parser';
 import { PARSERS, parserFor } from '../../src/index/parse/registry';
 import { matchElements } from '../../src/shared/document-match';
 import { blockView, fixture, ingestOk, outline } from '../helpers';
+
+/** The parsers themselves (src/index/parse/rendered/), as the formats bundle loads them. */
+const bundle = { docxParser: renderedParser('docx'), epubParser: renderedParser('epub'), htmlParser: renderedParser('html'), pptxParser: renderedParser('pptx') };
 
 const F = (name: string) => fixture('formats', name);
 
@@ -161,13 +165,18 @@ describe('rendering for the document view', () => {
 });
 
 describe('the registry names each format once', () => {
-  it('the lazy entries carry the same format and extensions as the parsers they load', () => {
-    const real = [bundle.docxParser, bundle.epubParser, bundle.htmlParser, bundle.pptxParser];
-    for (const p of real) {
-      const entry = PARSERS.find((e) => e.format === p.format);
-      assert.ok(entry, p.format);
-      assert.deepEqual(entry.extensions, p.extensions);
-      for (const ext of p.extensions) assert.equal(parserFor(`/x/file${ext.toUpperCase()}`), entry);
+  it('every parser file in rendered/ has its registry line, with the same name and extensions, and no line names a missing file', () => {
+    const dir = path.join(__dirname, '..', '..', 'src', 'index', 'parse', 'rendered');
+    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
+    assert.deepEqual(files, ['docx', 'epub', 'html', 'pptx']);
+    const lazy = PARSERS.filter((p) => p.render !== undefined).map((p) => p.format).sort();
+    assert.deepEqual(lazy, files);
+    for (const name of files) {
+      const real = renderedParser(name);
+      const entry = PARSERS.find((e) => e.format === name)!;
+      assert.equal(real.format, name);
+      assert.deepEqual(entry.extensions, real.extensions);
+      for (const ext of real.extensions) assert.equal(parserFor(`/x/file${ext.toUpperCase()}`), entry);
     }
   });
 });

@@ -9,27 +9,25 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { type Block, DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
-import * as bundle from '../../src/index/parse/formats-bundle';
-import type { DocumentParser } from '../../src/index/parse/parser';
-import { cleanRendered } from '../../src/index/parse/render-clean';
+import { parserFor } from '../../src/index/parse/registry';
 import type { DocumentHostToView } from '../../src/shared/document-view-protocol';
 import { fixture, ingestOk } from '../helpers';
 import { DocumentHost } from './lib/document-host';
 import { sharedBrowser } from './lib/scripted-host';
 
+
 const SHOTS = path.join(__dirname, '..', '..', '.screenshots');
 const CLEAN = { console: [], pageErrors: [], csp: [], dialogs: [], invalid: [] };
 
 /** The `open` message the extension host posts for a block of a fixture (document-view.ts). */
-async function openFor(name: string, parser: DocumentParser, pick: (b: Block) => boolean, ui_lang: 'en' | 'zh' = 'en'): Promise<{ m: Extract<DocumentHostToView, { type: 'open' }>; block: Block }> {
+async function openFor(name: string, pick: (b: Block) => boolean, ui_lang: 'en' | 'zh' = 'en'): Promise<{ m: Extract<DocumentHostToView, { type: 'open' }>; block: Block }> {
   const d = await ingestOk(fixture('formats', name), DEFAULT_INGEST_OPTIONS);
   const block = d.blocks.find(pick);
   assert.ok(block, `${name}: the block`);
   const l = block.location;
   assert.ok(l.kind === 'paragraphs' || l.kind === 'chapter' || l.kind === 'slide');
-  const r = await parser.render!(fs.readFileSync(fixture('formats', name)), { path: name }, l);
-  // As render-file.ts sends it: reduced to the allowlist in the worker.
-  r.html = cleanRendered(r.html);
+  // Through the registry entry, as render-file.ts renders it in the worker (reduced to the view's allowlist).
+  const r = await parserFor(name)!.render!(fs.readFileSync(fixture('formats', name)), { path: name }, l);
   const part = l.kind === 'chapter' ? l.chapter : l.kind === 'slide' ? l.slide : 1;
   return { block, m: { type: 'open', name, title: d.title, html: r.html, parts: r.parts, target: { kind: l.kind, part, first: l.first, last: l.last, text: block.text, label: `¶ ${l.first}` }, changed: false, ui_lang } };
 }
@@ -57,7 +55,7 @@ describe('document view (Word, e-books, web pages, slides)', () => {
   fs.mkdirSync(SHOTS, { recursive: true });
 
   it("opens a Word file at the cited paragraph (a table in the Chinese section), highlighted and scrolled into view", async () => {
-    const { m } = await openFor('photosynthesis.docx', bundle.docxParser, (b) => b.text.includes('| 阶段'));
+    const { m } = await openFor('photosynthesis.docx', (b) => b.text.includes('| 阶段'));
     const host = await DocumentHost.open(browser(), { theme: 'light', viewport: { width: 700, height: 400 } });
     await host.post(m);
     assert.deepEqual(await host.nthShown(1), { type: 'shown', part: 1, first: m.target.first, last: m.target.last, match: 'exact' });
@@ -73,7 +71,7 @@ describe('document view (Word, e-books, web pages, slides)', () => {
   });
 
   it('opens an e-book at its chapter and paragraph, says which chapter of how many, in Chinese', async () => {
-    const { m } = await openFor('photosynthesis.epub', bundle.epubParser, (b) => b.text.startsWith('光反应在'), 'zh');
+    const { m } = await openFor('photosynthesis.epub', (b) => b.text.startsWith('光反应在'), 'zh');
     const host = await DocumentHost.open(browser(), { theme: 'dark' });
     await host.post(m);
     const shown = await host.nthShown(1);
@@ -87,7 +85,7 @@ describe('document view (Word, e-books, web pages, slides)', () => {
   });
 
   it("opens a deck at the cited slide's speaker notes (merged with the slide's table into one block), and only that slide's elements are highlighted", async () => {
-    const { m } = await openFor('respiration-slides.pptx', bundle.pptxParser, (b) => b.text.includes('almost all of the ATP'));
+    const { m } = await openFor('respiration-slides.pptx', (b) => b.text.includes('almost all of the ATP'));
     const host = await DocumentHost.open(browser(), { theme: 'light', viewport: { width: 700, height: 300 } });
     await host.post(m);
     await host.nthShown(1);
@@ -102,8 +100,7 @@ describe('document view (Word, e-books, web pages, slides)', () => {
 
   it("a saved page's hostile markup, rendered by the worker as the extension does, arrives as text structure only: nothing runs, loads or reports a violation", async () => {
     const page = `<html><head><title>Evil</title><script>alert(1)</script><link rel="stylesheet" href="https://evil.example/s.css"></head><body><article><h2 onclick="alert(2)">Osmosis</h2><p>Water moves <a href="command:workbench.action.terminal.new">toward</a> the side with more solute, across a membrane that lets water through but not the solute itself.<img src="https://evil.example/x.png" onerror="alert(3)"><script>alert(4)</script></p><style>body{background:url(https://evil.example/bg.png)}</style><svg><image href="https://evil.example/s.png"/></svg><iframe src="https://evil.example/"></iframe><p style="background:url(https://evil.example/p.png)" class="x">Diffusion <b>spreads</b> particles from high to low concentration until they are even everywhere.</p></article></body></html>`;
-    const r = await bundle.htmlParser.render!(Buffer.from(page), { path: 'evil.html' }, { kind: 'paragraphs', first: 2, last: 2 });
-    const html = cleanRendered(r.html);
+    const { html } = await parserFor('evil.html')!.render!(Buffer.from(page), { path: 'evil.html' }, { kind: 'paragraphs', first: 2, last: 2 });
     assert.doesNotMatch(html, /script|<img|<style|<svg|<iframe|href|onclick|onerror|style=|class="x"/);
     const host = await DocumentHost.open(browser());
     await host.post({ type: 'open', name: 'evil.html', title: '<img src=x onerror=alert(5)>', html, parts: 1, target: { kind: 'paragraphs', part: 1, first: 2, last: 2, text: 'Water moves toward the side with more solute', label: '¶ 2' }, changed: false, ui_lang: 'en' } satisfies DocumentHostToView);
@@ -126,7 +123,7 @@ describe('document view (Word, e-books, web pages, slides)', () => {
   });
 
   it('a file changed since it was indexed: the text found elsewhere is highlighted and the view says so; invalid messages are dropped', async () => {
-    const { m } = await openFor('cell-biology-course.html', bundle.htmlParser, (b) => b.text.startsWith('Glycolysis splits'));
+    const { m } = await openFor('cell-biology-course.html', (b) => b.text.startsWith('Glycolysis splits'));
     const host = await DocumentHost.open(browser());
     await host.post({ type: 'open', bogus: true });
     await host.post({ ...m, target: { ...m.target, first: 1, last: 1 }, changed: true });

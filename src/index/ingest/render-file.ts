@@ -3,7 +3,6 @@ import { IngestError, errorMessage } from '../../common/errors';
 import { startWorker } from '../../common/worker-script';
 import type { BlockLocation, IngestOptions } from '../model';
 import { parserFor } from '../parse/registry';
-import { cleanRendered } from '../parse/render-clean';
 import { contentHash, readDocumentBytesSync } from './ingest-file';
 import { defaultWorkerScript, type WorkerLog, type WorkerSetup } from './ingest-pool';
 
@@ -25,7 +24,7 @@ export async function renderFile(path: string, location: BlockLocation, options:
     if (!parser?.render) throw new IngestError('read', 'unsupported_format', `DocQA's document view shows Word files, web pages, e-books and slides, not ${path}`);
     const { bytes } = readDocumentBytesSync(path, options);
     const r = await parser.render(bytes, { path }, location);
-    return { ok: true, html: cleanRendered(r.html), parts: r.parts, content_hash: contentHash(bytes) };
+    return { ok: true, html: r.html, parts: r.parts, content_hash: contentHash(bytes) };
   } catch (err) {
     if (err instanceof IngestError && err.stage !== 'block' && err.stage !== 'embed' && err.stage !== 'index') return { ok: false, stage: err.stage, code: err.code, message: err.message };
     return { ok: false, stage: 'parse', code: 'internal', message: `unexpected error: ${errorMessage(err)}` };

@@ -24,6 +24,6 @@ export interface DocumentParser {
   readonly format: DocumentFormat;
   readonly extensions: readonly string[];
   parse(bytes: Uint8Array, ctx: ParseContext): Promise<ParsedDocument>;
-  /** The rendered formats (Word, web pages, e-books, slides): the view of the part `at` is in. */
+  /** The rendered formats (Word, web pages, e-books, slides): the view of the part `at` is in (its registry entry reduces it to the view's allowlist). */
   render?(bytes: Uint8Array, ctx: ParseContext, at: BlockLocation): Promise<RenderedDocument>;
 }

@@ -2,14 +2,13 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { INGEST_ERROR_CODES, INGEST_STAGES, IngestError, type IngestErrorCode, type IngestStage } from '../../common/errors';
 import { ownBundle } from '../../common/own-bundle';
-import type { DocumentFormat } from '../model';
 import type { DocumentParser } from './parser';
 
 type Bundle = typeof import('./formats-bundle');
 
 let loaded: Bundle | undefined;
 
-/** The parsers' own bundle (dist/formats.js, see formats-bundle.ts), or — run from source — the modules themselves. */
+/** The parsers' own bundle (dist/formats.js, see formats-bundle.ts), or — run from source — the module itself. */
 function load(): Bundle {
   loaded ??= ownBundle<Bundle>('formats.js') ?? (createRequire(__filename)(path.join(__dirname, 'formats-bundle')) as Bundle);
   return loaded;
@@ -27,18 +26,21 @@ function adopt(err: unknown): never {
   throw err;
 }
 
-/** A parser that loads its module (and its libraries) on its first use; its format and extensions are known before. */
-function lazy(format: DocumentFormat, extensions: readonly string[], pick: (b: Bundle) => DocumentParser): DocumentParser {
+/**
+ * A rendered format's registry entry: its name and extensions, known without loading anything; its
+ * parser, src/index/parse/rendered/<format>.ts, loaded (with its libraries, in dist/formats.js) on the
+ * first file of that format. test/unit/rendered-formats.test.ts checks the entry and the file agree.
+ */
+export function rendered(format: string, extensions: readonly string[]): DocumentParser {
+  const real = () => load().renderedParser(format);
   return {
     format,
     extensions,
-    parse: (bytes, ctx) => pick(load()).parse(bytes, ctx).catch(adopt),
-    render: (bytes, ctx, at) => pick(load()).render!(bytes, ctx, at).catch(adopt),
+    parse: (bytes, ctx) => real().parse(bytes, ctx).catch(adopt),
+    // Reduced to the document view's allowlist before it leaves the worker (render-clean.ts).
+    render: (bytes, ctx, at) =>
+      real()
+        .render!(bytes, ctx, at)
+        .then((r) => ({ ...r, html: load().cleanRendered(r.html) }), adopt),
   };
 }
-
-/** Word files (docx.ts), e-books (epub.ts), web pages (html.ts) and slide decks (pptx.ts). */
-export const docxParser = lazy('docx', ['.docx'], (b) => b.docxParser);
-export const epubParser = lazy('epub', ['.epub'], (b) => b.epubParser);
-export const htmlParser = lazy('html', ['.html', '.htm', '.xhtml'], (b) => b.htmlParser);
-export const pptxParser = lazy('pptx', ['.pptx'], (b) => b.pptxParser);

@@ -1,11 +1,11 @@
-import type { ParsedDocument } from '../blocks/parsed-document';
-import type { BlockLocation } from '../model';
-import { EPUB, readEpubPackage } from './epub-package';
-import { type DomElement, parseHtml } from './html-dom';
-import { HtmlOutline, PART_ATTR } from './html-outline';
-import type { DocumentParser, ParseContext, RenderedDocument } from './parser';
-import { checkXmlPart } from './xml-safety';
-import { ZipArchive } from './zip-archive';
+import type { ParsedDocument } from '../../blocks/parsed-document';
+import type { BlockLocation } from '../../model';
+import { EPUB, readEpubPackage } from '../epub-package';
+import { type DomElement, parseHtml } from '../html-dom';
+import { HtmlOutline, PART_ATTR } from '../html-outline';
+import type { DocumentParser, ParseContext, RenderedDocument } from '../parser';
+import { checkXmlPart } from '../xml-safety';
+import { ZipArchive } from '../zip-archive';
 
 /** A chapter's body, read as HTML (an e-book's XHTML, as reading systems show it). */
 async function chapterBody(zip: ZipArchive, path: string): Promise<DomElement> {
@@ -43,7 +43,7 @@ async function read(bytes: Uint8Array, ctx: ParseContext): Promise<ParsedDocumen
   }
 }
 
-export const epubParser: DocumentParser = {
+export const parser: DocumentParser = {
   format: 'epub',
   extensions: ['.epub'],
   parse: read,

@@ -1,12 +1,12 @@
 import mammoth from 'mammoth';
-import { IngestError, errorMessage } from '../../common/errors';
-import type { ParsedDocument } from '../blocks/parsed-document';
-import { type DomDocument, type DomElement, parseHtml } from './html-dom';
-import { propertyTitle, refuseOle } from './office-package';
-import { HtmlOutline, PART_ATTR, readText } from './html-outline';
-import type { DocumentParser, ParseContext, RenderedDocument } from './parser';
-import { checkXmlPart } from './xml-safety';
-import { ZipArchive } from './zip-archive';
+import { IngestError, errorMessage } from '../../../common/errors';
+import type { ParsedDocument } from '../../blocks/parsed-document';
+import { type DomDocument, type DomElement, parseHtml } from '../html-dom';
+import { propertyTitle, refuseOle } from '../office-package';
+import { HtmlOutline, PART_ATTR, readText } from '../html-outline';
+import type { DocumentParser, ParseContext, RenderedDocument } from '../parser';
+import { checkXmlPart } from '../xml-safety';
+import { ZipArchive } from '../zip-archive';
 
 const WHAT = 'Word document';
 
@@ -84,7 +84,7 @@ function outline(dom: DomDocument): HtmlOutline {
   return out;
 }
 
-export const docxParser: DocumentParser = {
+export const parser: DocumentParser = {
   format: 'docx',
   extensions: ['.docx'],
   async parse(bytes, ctx): Promise<ParsedDocument> {

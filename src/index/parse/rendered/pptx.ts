@@ -1,10 +1,10 @@
-import { IngestError } from '../../common/errors';
-import type { ParsedDocument } from '../blocks/parsed-document';
-import { type DomElement, descendants, escapeHtml, parseHtml } from './html-dom';
-import { HtmlOutline, PART_ATTR } from './html-outline';
-import { propertyTitle, refuseOle, relationships, xmlPart } from './office-package';
-import type { DocumentParser, ParseContext, RenderedDocument } from './parser';
-import { ZipArchive } from './zip-archive';
+import { IngestError } from '../../../common/errors';
+import type { ParsedDocument } from '../../blocks/parsed-document';
+import { type DomElement, descendants, escapeHtml, parseHtml } from '../html-dom';
+import { HtmlOutline, PART_ATTR } from '../html-outline';
+import { propertyTitle, refuseOle, relationships, xmlPart } from '../office-package';
+import type { DocumentParser, ParseContext, RenderedDocument } from '../parser';
+import { ZipArchive } from '../zip-archive';
 
 const WHAT = 'PowerPoint presentation';
 const NOTES_LABEL = 'Speaker notes:';
@@ -157,7 +157,7 @@ function walkSlides(html: string): { outline: HtmlOutline; root: DomElement } {
 }
 
 /** A deck: one section per slide, titled by the slide's title, its text, tables and speaker notes as blocks. */
-export const pptxParser: DocumentParser = {
+export const parser: DocumentParser = {
   format: 'pptx',
   extensions: ['.pptx'],
   async parse(bytes, ctx): Promise<ParsedDocument> {

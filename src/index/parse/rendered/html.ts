@@ -1,9 +1,9 @@
 import { Readability } from '@mozilla/readability';
-import { IngestError } from '../../common/errors';
-import { decodeText, looksBinary, strictDecode } from '../sources/text-decode';
-import { type DomDocument, type DomElement, parseHtml } from './html-dom';
-import { HtmlOutline, PART_ATTR } from './html-outline';
-import type { DocumentParser, ParseContext, RenderedDocument } from './parser';
+import { IngestError } from '../../../common/errors';
+import { decodeText, looksBinary, strictDecode } from '../../sources/text-decode';
+import { type DomDocument, type DomElement, parseHtml } from '../html-dom';
+import { HtmlOutline, PART_ATTR } from '../html-outline';
+import type { DocumentParser, ParseContext, RenderedDocument } from '../parser';
 
 /** The charset a page declares in its first 2 KB (`<meta charset>` or the http-equiv form), lower-cased. */
 function declaredCharset(bytes: Uint8Array): string | null {
@@ -100,7 +100,7 @@ function outline(root: DomElement): HtmlOutline {
   return out;
 }
 
-export const htmlParser: DocumentParser = {
+export const parser: DocumentParser = {
   format: 'html',
   extensions: ['.html', '.htm', '.xhtml'],
   async parse(bytes, ctx) {

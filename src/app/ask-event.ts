@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LocalServer } from '../common/served-window';
 import { AgentEvent } from '../harness/agent-result';
 
 /**
@@ -15,6 +16,11 @@ export const AskEvent = z.union([
     /** A follow-up's earlier turns in the prompts: how many, how many dropped for the bound, their tokens. */
     conversation: z.object({ turns: z.number().int(), dropped: z.number().int(), tokens: z.number().int() }).optional(),
   }),
+  /**
+   * Before the run: the local server is loading the chat model (its first request waits for it, up to
+   * `timeout_ms`); `window` is the context window it is loaded with, when known beforehand.
+   */
+  z.object({ type: z.literal('model_loading'), server: LocalServer, model: z.string(), window: z.number().int().nullable(), timeout_ms: z.number().int() }),
   AgentEvent,
 ]);
 export type AskEvent = z.infer<typeof AskEvent>;

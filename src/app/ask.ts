@@ -6,11 +6,12 @@ import { Redactor } from '../common/redact';
 import { EarlierTurn } from '../harness/conversation-context';
 import type { AskEvent } from './ask-event';
 import type { ChatModel } from '../harness/loop-context';
-import { ChatClient } from '../harness/model-client';
 import { activeBundle } from '../harness/prompt-store';
 import type { SnapshotLru } from '../index/store/snapshot-lru';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
 import { TraceMode } from '../trace/trace-model';
+import { ChatClient } from '../harness/model-client';
+import { type RunChat, runChat } from './local-models/local-chat';
 import { queryEmbedding } from './query-embedding';
 import type { AppSettings, HostWords, KeyProvider } from './settings';
 import { type TracedRun, runTraced } from './traced-run';
@@ -67,6 +68,11 @@ export function runBase(ctx: AskContext) {
   return { dir: ctx.dir, settings: ctx.settings, appVersion: ctx.appVersion, settingNames: ctx.words.settings };
 }
 
+/** The settings with the run's budgets the chat model allows (a local model's served window may lower the context budget). */
+export function withBudgets(settings: AppSettings, budgets: AppSettings['run']['budgets']): AppSettings {
+  return budgets === settings.run.budgets ? settings : { ...settings, run: { ...settings.run, budgets } };
+}
+
 /**
  * One question, composed: checks that need no network (the question, the chat key, the snapshot's
  * embedding endpoint and key), the prompt bundle for the language, the active snapshot pinned for the
@@ -86,14 +92,17 @@ export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortS
   if (!handle) throw new DocQaError('collection_unavailable', `no snapshot is active; build one with ${words.buildCommand}`);
   try {
     const embedQuery = queryEmbedding(handle.snapshot, settings, embeddingKey, words, true);
+    const chat = await chatFor(ctx, chatKey, o);
     const mode = req.trace ?? settings.trace.mode;
     const run = await runTraced({
       ...runBase(ctx),
       question: req.question,
       conversation: req.conversation,
+      settings: withBudgets(settings, chat.budgets),
+      contextWindow: chat.window,
       snapshot: handle.snapshot,
       embedQuery,
-      model: ctx.model ?? new ChatClient(settings.chat, chatKey ?? ''),
+      model: chat.model,
       bundle,
       lang,
       mode,
@@ -108,5 +117,22 @@ export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortS
     return { ...run, snapshot_id: handle.id, lang, trace_mode: mode };
   } finally {
     await handle.release();
+  }
+}
+
+/**
+ * The run's chat model and budgets: the one a test gave, else the configured endpoint — behind which a
+ * local server is recognised, its model loaded if need be (said through `model_loading`), and the
+ * context budget taken from the window it serves (src/app/local-models).
+ */
+export async function chatFor(ctx: AskContext, chatKey: string | undefined, o: { signal?: AbortSignal; onEvent?: (e: AskEvent) => void }): Promise<RunChat> {
+  const budgets = ctx.settings.run.budgets;
+  if (ctx.model) return { model: ctx.model, budgets, window: null, local: null };
+  try {
+    return await runChat(ctx.settings.chat, budgets, chatKey ?? '', { signal: o.signal, pickHint: ctx.words.pickModelCommand, onLoading: (e) => o.onEvent?.({ type: 'model_loading', ...e }) });
+  } catch (err) {
+    // Stopped while the server was looked for or the model loaded: the run still starts, and ends CANCELLED at once (with its trace).
+    if (o.signal?.aborted) return { model: new ChatClient(ctx.settings.chat, chatKey ?? ''), budgets, window: null, local: null };
+    throw err;
   }
 }

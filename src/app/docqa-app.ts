@@ -22,6 +22,11 @@ import { type ConversationAskEvent, type ConversationAskOutcome, type Conversati
 import { ConversationStore } from './conversations/conversation-store';
 import { type BuildEvent, BuildJob, leftBuild } from './build-job';
 import { testConnection } from './connection-test';
+import { embeddingLocal, rebuildNote } from './local-models/connection-local';
+import { modelListing } from './local-models/model-list';
+import { findLocalServer } from './local-models/local-server';
+import { isLoopback } from '../common/provider-failure';
+import { endpointFamily } from '../index/embed/embedding-client';
 import { type EvalOptions, evaluateGoldset } from './evaluate';
 import { inspectFile } from './inspect';
 import { queryEmbedding } from './query-embedding';
@@ -150,7 +155,10 @@ export class DocQaApp {
     await this.open();
     // Refuses a build-state.json a newer DocQA wrote: the build would replace it, then remove it.
     await leftBuild(this.dir);
-    const job = new BuildJob({ dir: this.dir, settings: this.settingsNow, embeddingKey: await this.o.keys.embedding(), words: this.words, clock: this.clock, pool: this.o.pool, paused: o.paused, onEvent: o.onEvent, confirmEgress: o.confirmEgress });
+    const e = this.settingsNow.embedding;
+    // Only a recognised local model server on a loopback address is "on this machine" (a loopback port may tunnel to a cloud).
+    const localEmbedding = e.provider !== 'none' && isLoopback(e.base_url) && (await findLocalServer(e.base_url).catch(() => null)) !== null;
+    const job = new BuildJob({ dir: this.dir, settings: this.settingsNow, embeddingKey: await this.o.keys.embedding(), words: this.words, clock: this.clock, pool: this.o.pool, paused: o.paused, onEvent: o.onEvent, confirmEgress: o.confirmEgress, localEmbedding, rebuildNote: await this.embeddingChange() });
     this.build = job;
     this.log.info(`build ${job.id} started`);
     job.done.then(
@@ -288,7 +296,32 @@ export class DocQaApp {
   // Connections
   async testConnection(which: 'chat' | 'embedding', signal?: AbortSignal) {
     const key = which === 'chat' ? await this.o.keys.chat() : await this.o.keys.embedding();
-    return testConnection(which, this.settingsNow, key, this.words, this.clock, signal);
+    const active = which === 'embedding' ? ((await this.activeSnapshot().catch(() => null))?.embedding ?? null) : null;
+    return testConnection(which, this.settingsNow, key, this.words, this.clock, signal, active);
+  }
+
+  /**
+   * The models the chat (or embedding) endpoint offers, chat and embedding models apart. Keyword-only,
+   * the embedding list comes from the chat endpoint (a local server usually serves both).
+   */
+  async listModels(which: 'chat' | 'embedding', signal?: AbortSignal) {
+    const e = this.settingsNow.embedding;
+    const base = which === 'embedding' && e.provider !== 'none' ? e.base_url : this.settingsNow.chat.base_url;
+    const key = (which === 'embedding' && e.provider !== 'none' ? await this.o.keys.embedding() : await this.o.keys.chat()) ?? '';
+    return modelListing(base, key, signal);
+  }
+
+  /**
+   * Whether the configured embedding model makes the next build a rebuild of every block (another model
+   * or vector size than the active snapshot's), in words, found out without sending any text (a local
+   * server's model details); null when it does not.
+   */
+  async embeddingChange(signal?: AbortSignal): Promise<string | null> {
+    const e = this.settingsNow.embedding;
+    const active = await this.activeSnapshot().catch(() => null);
+    if (e.provider === 'none' || !active) return null;
+    const local = await embeddingLocal(e, this.settingsNow.ingest.chunking.max_tokens, signal).catch(() => null);
+    return rebuildNote(active.embedding, e, endpointFamily(e.base_url), e.dimensions ?? local?.dims ?? null, active.stats.blocks);
   }
 
   /** Cancels a running build and waits for it; nothing else is held open. */

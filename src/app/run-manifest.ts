@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { ContextWindow } from '../common/served-window';
 import type { PromptBundle } from '../harness/prompt-bundle';
 import type { SnapshotManifest } from '../index/store/snapshot-manifest';
 import { TOOL_CONTRACT_VERSION } from '../tools/tool';
@@ -21,6 +22,8 @@ export interface ManifestInput {
   snapshot: SnapshotManifest;
   /** The run's settings: the chat model's, and the run's limits. */
   settings: Pick<AppSettings, 'chat' | 'run'>;
+  /** A chat model served locally: the window behind the context budget. */
+  contextWindow?: ContextWindow | null;
 }
 
 /** The conversation template's hash, and its lender when an older bundle borrowed the baseline's. */
@@ -44,6 +47,7 @@ export function buildRunManifest(i: ManifestInput): RunManifest {
     budgets: { ...run.budgets },
     thresholds: { ...run.thresholds },
     max_conversation_tokens: run.max_conversation_tokens,
+    ...(i.contextWindow ? { context_window: i.contextWindow } : {}),
   };
   const config_hash = crypto.createHash('sha256').update(stableJson(body)).digest('hex');
   return { app: { name: 'docqa', version: i.appVersion, build: BUILD_HASH }, ...body, config_hash };

@@ -38,6 +38,8 @@ export interface HostWords {
   keywordOnly: string;
   /** How the person adds a folder as a source. */
   addSourceCommand: string;
+  /** How the person picks a model from the server's list. */
+  pickModelCommand: string;
 }
 
 export const CLI_WORDS: HostWords = {
@@ -45,6 +47,7 @@ export const CLI_WORDS: HostWords = {
   buildCommand: '`docqa index`',
   keywordOnly: 'DOCQA_EMBEDDING_PROVIDER=none',
   addSourceCommand: '`docqa sources add`',
+  pickModelCommand: '`docqa models`',
 };
 
 /** The keys, asked for when a request needs them (never stored by the application layer). */

@@ -6,6 +6,7 @@ import { type EarlierTurn, conversationContext } from '../harness/conversation-c
 import { TOOLS } from '../tools/registry';
 import type { QueryEmbedder, ToolName } from '../tools/tool';
 import type { Redactor } from '../common/redact';
+import type { ContextWindow } from '../common/served-window';
 import { buildRunManifest } from './run-manifest';
 import type { RunManifest, TraceMode } from '../trace/trace-model';
 import { newRunId, pruneTraces } from '../trace/trace-store';
@@ -24,6 +25,8 @@ export interface TracedRunOptions {
    */
   settings: Pick<AppSettings, 'chat' | 'run' | 'trace'>;
   bundle: PromptBundle;
+  /** A chat model served locally: the window `settings.run.budgets.max_context_tokens` was derived from. */
+  contextWindow?: ContextWindow | null;
   /** A follow-up's earlier turns (question and released answer), oldest first; none for a first question. */
   conversation?: readonly EarlierTurn[];
   /** The answer's language (default: the bundle's). */
@@ -72,7 +75,7 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
   const tools = o.tools ?? TOOLS.map((t) => t.name);
   const { run } = o.settings;
   const mode = o.mode ?? o.settings.trace.mode;
-  const manifest = buildRunManifest({ appVersion: o.appVersion, bundle: o.bundle, tools, snapshot: o.snapshot.manifest, settings: o.settings });
+  const manifest = buildRunManifest({ appVersion: o.appVersion, bundle: o.bundle, tools, snapshot: o.snapshot.manifest, settings: o.settings, contextWindow: o.contextWindow });
   const conversation = conversationContext(o.bundle.conversation, o.conversation ?? [], run.max_conversation_tokens);
   const use: ConversationUse = { turns: conversation.turns, dropped: conversation.dropped, tokens: conversation.tokens };
   const writer = new TraceWriter(run_id, o.dir.traceDir(run_id), o.redactor, o.writer);
@@ -87,6 +90,7 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
     bundle: o.bundle,
     conversation,
     run,
+    contextWindow: o.contextWindow ?? undefined,
     lang: o.lang,
     tools,
     signal: o.signal,

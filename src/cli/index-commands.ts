@@ -1,6 +1,6 @@
 import { shown as printable } from './format';
 import type { Command } from 'commander';
-import { egressSummary } from '../app/egress-words';
+import { egressSummary, localEgressSummary } from '../app/egress-words';
 import { DocQaError, UsageError } from '../common/errors';
 import type { EgressPlan } from '../index/store/egress-consent';
 import type { CommandContext } from './command-context';
@@ -24,14 +24,20 @@ export function registerIndexCommands(program: Command, { io, json, app }: Comma
         io.stderr(`${egressSummary(plan).join('\n')}\n`);
         return io.confirm('Send them?');
       };
-      const job = await app(['ingest', 'embedding', 'retention']).startBuild({
-        onEvent: io.interactive
-          ? (e) => {
-              if (e.type !== 'build_progress') return;
-              const line = `${e.status.phase} ${e.status.done}/${e.status.total}`;
-              if (line !== shown) io.stderr(`\r\x1b[K${(shown = line)}`);
-            }
-          : undefined,
+      const a = app(['ingest', 'embedding', 'retention']);
+      const job = await a.startBuild({
+        onEvent: (e) => {
+          // Another embedding model than the active snapshot's re-embeds everything: the build's first word.
+          if (e.type === 'embedding_rebuild') io.stderr(`docqa: ${e.message}\n`);
+          if (e.type === 'egress_local') {
+            if (shown) io.stderr('\r\x1b[K');
+            io.stderr(`docqa: ${localEgressSummary(e)}\n`);
+            shown = '';
+          }
+          if (e.type !== 'build_progress' || !io.interactive) return;
+          const line = `${e.status.phase} ${e.status.done}/${e.status.total}`;
+          if (line !== shown) io.stderr(`\r\x1b[K${(shown = line)}`);
+        },
         confirmEgress,
       });
       const r = await job.done.catch((err: unknown) => {

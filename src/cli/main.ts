@@ -10,6 +10,7 @@ import type { CliIo } from './cli-io';
 import type { CommandContext } from './command-context';
 import { registerEvalCommands } from './eval-commands';
 import { registerIndexCommands } from './index-commands';
+import { registerModelCommands } from './model-commands';
 import { registerPromptCommands } from './prompt-commands';
 import { registerSourceCommands } from './source-commands';
 import { registerTraceCommands } from './trace-commands';
@@ -46,6 +47,7 @@ function buildProgram(io: CliIo): Command {
   registerSourceCommands(program, ctx);
   registerIndexCommands(program, ctx);
   registerAskCommands(program, ctx);
+  registerModelCommands(program, ctx);
   registerChatCommands(program, ctx);
   registerTraceCommands(program, ctx);
   registerPromptCommands(program, ctx);

@@ -1,4 +1,5 @@
 import { DocQaError } from '../common/errors';
+import type { ContextWindow } from '../common/served-window';
 import { countTokens } from '../common/tokenizer';
 import { TOOLS } from '../tools/registry';
 import type { Attributes } from '../trace/trace-model';
@@ -42,6 +43,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
   const staticValues = { tools: toolsPromptText(whitelist), collection_status: collectionStatusText(o.snapshot), question: o.question, conversation: conversation.text };
   const frames = new Map<boolean, number>();
   const root = tracer.start('request', 'request', null, { snapshot_id: o.snapshot.manifest.id, prompt_bundle: o.bundle.id, tools: [...whitelist], conversation_turns: conversation.turns, conversation_turns_dropped: conversation.dropped, conversation_tokens: conversation.tokens });
+  if (o.contextWindow) windowSpan(tracer, root, o.contextWindow, o.run.budgets);
   const loop: Loop = {
     o,
     state,
@@ -51,7 +53,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
     whitelist,
     lang: o.lang ?? o.bundle.language,
     emit: (e: AgentEvent) => o.onEvent?.(e),
-    ledger: () => o.onEvent?.({ type: 'ledger', ledger: state.ledger(o.run.budgets) }),
+    ledger: () => o.onEvent?.({ type: 'ledger', ledger: state.ledger(o.run.budgets, o.contextWindow) }),
     // The prompt around the history (the conversation section included) is counted once per run and
     // kind; each history entry once, when added.
     frameTokens: () => {
@@ -93,7 +95,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
           state.finalRound = true;
           continue;
         }
-        cap = d.max_output_tokens;
+        cap = windowCap(o, d.max_output_tokens, context);
       } else {
         const d = decideFinal(o.run.budgets, { used: state.used, context });
         if (d.kind === 'stop') {
@@ -101,7 +103,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
           budgetSpan('final round', { context_tokens: context, decision: 'stop', reason: d.reason }, true);
           return giveUp(loop, d.reason === 'context_budget_exceeded' ? 'CONTEXT_BUDGET_EXCEEDED' : 'REQUEST_BUDGET_EXCEEDED', stopReason);
         }
-        cap = d.max_output_tokens;
+        cap = windowCap(o, d.max_output_tokens, context);
       }
 
       state.counts.agent_turns++;
@@ -114,7 +116,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       ];
       const retryCap = () => {
         const d = state.finalRound ? decideFinal(o.run.budgets, { used: state.used, context }) : decideTurn(o.run.budgets, { used: state.used, context });
-        return d.kind === 'stop' || d.kind === 'final_round' ? null : d.max_output_tokens;
+        return d.kind === 'stop' || d.kind === 'final_round' ? null : windowCap(o, d.max_output_tokens, context);
       };
       const called = await callModel(loop, turn, messages, context, retryCap, cap);
       if (called.kind === 'failed') {
@@ -168,3 +170,32 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
     turn?.end();
   }
 }
+
+/**
+ * A served window holds the prompt and the answer together: a call's output is capped so that both fit
+ * the context budget derived from it (without a served window, the budget bounds the prompt only).
+ */
+function windowCap(o: AgentOptions, cap: number, context: number): number {
+  return o.contextWindow ? Math.max(1, Math.min(cap, o.run.budgets.max_context_tokens - context)) : cap;
+}
+
+/** The run's first budget decision when the chat model is served locally: the window, and the context budget taken from it. */
+function windowSpan(tracer: Tracer, root: Span, w: ContextWindow, b: AgentOptions['run']['budgets']): void {
+  tracer
+    .start('budget_decision', 'context window', root, {
+      check: 'served_window',
+      server: w.server,
+      model: w.model,
+      configured_context_tokens: w.configured,
+      served_window: w.served,
+      window_source: w.source,
+      model_max: w.model_max,
+      server_default_window: w.server_default,
+      max_context_tokens: b.max_context_tokens,
+      reserve: b.finalization_reserve_tokens,
+      decision: w.lowered ? 'lowered' : 'kept',
+      reason: w.reason,
+    })
+    .end();
+}
+

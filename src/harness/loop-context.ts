@@ -1,4 +1,5 @@
 import type { Provider, SettingNames } from '../common/provider-failure';
+import type { ContextWindow } from '../common/served-window';
 import type { RetryPolicy } from '../common/retry-policy';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
 import type { QueryEmbedder, ToolName } from '../tools/tool';
@@ -29,6 +30,8 @@ export interface AgentOptions {
   conversation?: ConversationContext;
   /** The host's settings for the loop (budgets, stopping thresholds), as one value. */
   run: RunLimits;
+  /** A chat model served locally: the window behind `run.budgets.max_context_tokens` (ledger and trace say why). */
+  contextWindow?: ContextWindow;
   /** The answer's language (the fallback is written in it); default: the bundle's. */
   lang?: Lang;
   /** The run's tool whitelist, fixed for the run. */

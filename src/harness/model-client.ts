@@ -93,7 +93,8 @@ export class ChatError extends DocQaError {
   }
 }
 
-function chatError(where: ProviderEndpoint, kind: ChatErrorKind, message: string, retryable: boolean, status: number | null = null, network: string | null = null, said: string | null = null, streamed: StreamedPart | null = null, retryAfter: number | null = null): ChatError {
+/** A ChatError with its failure in words (shared with the other chat clients, e.g. Ollama's own API). */
+export function chatError(where: ProviderEndpoint, kind: ChatErrorKind, message: string, retryable: boolean, status: number | null = null, network: string | null = null, said: string | null = null, streamed: StreamedPart | null = null, retryAfter: number | null = null): ChatError {
   return new ChatError(kind, where.redact(message), retryable, status, where.failure(FAILURE_KIND[kind], retryable, status, network, said), streamed, retryAfter);
 }
 

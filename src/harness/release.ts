@@ -40,7 +40,7 @@ export function releaseRun(loop: Loop, release: Release, answer: string | null, 
     removed_citations: check.removed,
     counts: { ...state.counts },
     tokens: { ...state.tokens, estimated: { ...state.tokens.estimated } },
-    ledger: state.ledger(loop.o.run.budgets),
+    ledger: state.ledger(loop.o.run.budgets, loop.o.contextWindow),
     progress: state.progress(stop),
   };
   root.end(spanStatus(release.status), { status: release.status, reason: release.reason, stop_reason: stop, ...state.counts, prompt_tokens: state.tokens.prompt, completion_tokens: state.tokens.completion, embedding_tokens: state.tokens.embedding });

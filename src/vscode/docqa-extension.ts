@@ -1,14 +1,17 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { HostRegistry } from './lazy-registry';
-import type { BuildJob } from '../app/build-job';
+import type { BuildEvent, BuildJob } from '../app/build-job';
 import { DocQaApp } from '../app/docqa-app';
 import type { AppSettings, HostWords, Logger } from '../app/settings';
 import { Redactor } from '../common/redact';
 import type { EgressPlan } from '../index/store/egress-consent';
 import { showControls } from '../shared/inert-text';
 import { ChatViews } from './chat-view';
-import { egressPrompt } from './egress-model';
+import { isLoopback } from '../common/provider-failure';
+import { findLocalServer } from '../app/local-models/local-server';
+import { egressPrompt, localEgressWords } from './egress-model';
+import { pickModel } from './model-picker';
 import { DisposableStore } from './disposable-store';
 import { EditorTabs } from './editor-tabs';
 import { openCitationCommand } from './citation-opener';
@@ -27,6 +30,7 @@ export const VSCODE_WORDS: HostWords = {
     embedding: { key: 'DocQA: Set Embedding API Key', base_url: vscodeKeyOf('embedding.base_url'), model: vscodeKeyOf('embedding.model') },
   },
   buildCommand: '“DocQA: Rebuild Index”',
+  pickModelCommand: '“DocQA: Pick Chat Model”',
   keywordOnly: '“DocQA: Use Keyword-Only Search”',
   addSourceCommand: '“DocQA: Add Folder to Sources”',
 };
@@ -103,7 +107,9 @@ export class DocQaExtension implements vscode.Disposable {
     this.active = active ? { state: active.state, failed: active.stats.failed_documents, keywordOnly: active.embedding.provider === 'none' } : null;
     this.renderStatus();
     this.watchSources(sources);
-    await vscode.commands.executeCommand('setContext', 'docqa.hasChatKey', Boolean(chatKey));
+    // A recognised local chat server (Ollama, LM Studio) needs no key: the welcome moves on to the sources.
+    const keyless = !chatKey && isLoopback(this.app.settings.chat.base_url) && (await findLocalServer(this.app.settings.chat.base_url).catch(() => null)) !== null;
+    await vscode.commands.executeCommand('setContext', 'docqa.hasChatKey', Boolean(chatKey) || keyless);
     await vscode.commands.executeCommand('setContext', 'docqa.hasSources', sources.length > 0);
     await vscode.commands.executeCommand('setContext', 'docqa.hasSnapshot', active !== null);
   }
@@ -129,6 +135,8 @@ export class DocQaExtension implements vscode.Disposable {
   private async backgroundBuild(): Promise<void> {
     if (!(await this.app.activeSnapshotId())) return;
     if (this.build && (this.build.status.state === 'running' || this.build.status.state === 'paused')) return;
+    // Another embedding model re-embeds everything: only a rebuild the person asks for does that.
+    if (await this.app.embeddingChange().catch(() => null)) return;
     try {
       // Nobody asked for this build: a source never sent before is not sent now; the person is told instead.
       const confirmEgress = async () => {
@@ -137,7 +145,7 @@ export class DocQaExtension implements vscode.Disposable {
         });
         return false;
       };
-      this.build = await this.app.startBuild({ onEvent: () => this.renderStatus(), confirmEgress });
+      this.build = await this.app.startBuild({ onEvent: (e) => this.onBuildEvent(e), confirmEgress });
       await this.build.done;
     } catch (err) {
       this.log.warn(`background rebuild: ${err instanceof Error ? err.message : String(err)}`);
@@ -169,6 +177,8 @@ export class DocQaExtension implements vscode.Disposable {
     cmd('docqa.clearChatKey', () => this.clearKey('chat'));
     cmd('docqa.clearEmbeddingKey', () => this.clearKey('embedding'));
     cmd('docqa.testConnection', () => this.testConnection());
+    cmd('docqa.pickChatModel', () => pickModel(this.app, 'chat'));
+    cmd('docqa.pickEmbeddingModel', () => pickModel(this.app, 'embedding'));
     cmd('docqa.openChatInEditor', () => this.chat.openInEditor());
     cmd('docqa.addFolder', () => this.addSources(undefined, true));
     // The explorer's "Add to DocQA Sources": the clicked item, or every selected one.
@@ -315,9 +325,12 @@ export class DocQaExtension implements vscode.Disposable {
       void vscode.window.showInformationMessage(t('DocQA: a build is already running.'));
       return;
     }
+    // Another embedding model than the active snapshot's re-embeds every block: said, and agreed to, before anything is sent.
+    const change = await this.app.embeddingChange().catch(() => null);
+    if (change && (await vscode.window.showWarningMessage(`DocQA: ${change}`, { modal: true }, t('Rebuild Index'))) !== t('Rebuild Index')) return;
     let job: BuildJob;
     try {
-      job = await this.app.startBuild({ onEvent: () => this.renderStatus(), confirmEgress: (plan) => this.confirmEgress(plan) });
+      job = await this.app.startBuild({ onEvent: (e) => this.onBuildEvent(e), confirmEgress: (plan) => this.confirmEgress(plan) });
     } catch (err) {
       void vscode.window.showErrorMessage(`DocQA: ${err instanceof Error ? err.message : String(err)}`);
       return;
@@ -347,6 +360,12 @@ export class DocQaExtension implements vscode.Disposable {
         await this.refresh();
       }
     });
+  }
+
+  /** A build's event: the status bar, and what a local embedding server embeds (told, not asked). */
+  private onBuildEvent(e: BuildEvent): void {
+    if (e.type === 'egress_local') void vscode.window.showInformationMessage(localEgressWords(e, t));
+    this.renderStatus();
   }
 
   /** Before a source's text first goes to an embedding host: what, how much, where, and what was skipped. */

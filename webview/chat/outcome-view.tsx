@@ -77,6 +77,12 @@ export function RemovedView({ removed }: { removed: readonly RemovedCitation[] }
 
 const n = (x: number, lang: UiLang) => x.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-US');
 
+const SERVERS: Record<string, string> = { ollama: 'Ollama', lmstudio: 'LM Studio' };
+
+function windowWords(S: ReturnType<typeof useStrings>, w: NonNullable<Ledger['context_window']>, lang: UiLang): string {
+  return S.ledgerWindow(SERVERS[w.server] ?? w.server, w.model, n(w.served, lang), n(w.configured, lang), n(w.max_context_tokens, lang), w.lowered, w.source === 'num_ctx');
+}
+
 /** The run's spending against its budgets, under every answer, and its trace. */
 export function LedgerView({ ledger, stopReason, durationMs, runId, bundle, lang }: { ledger: Ledger; stopReason: string | null; durationMs: number | null; runId: string | null; bundle: { id: string; version: string; hash: string } | null; lang: UiLang }) {
   const S = useStrings();
@@ -91,6 +97,8 @@ export function LedgerView({ ledger, stopReason, durationMs, runId, bundle, lang
     ...(durationMs !== null ? [S.ledgerDuration((durationMs / 1000).toFixed(1))] : []),
     // Which prompt bundle answered: an experiment's answer can be told from the baseline's.
     ...(bundle ? [S.ledgerBundle(bundle.id, bundle.version, bundle.hash.slice(0, 8))] : []),
+    // A local model: the window it is served with, and the context budget taken from it.
+    ...(ledger.context_window ? [windowWords(S, ledger.context_window, lang)] : []),
   ];
   return (
     <div class="ledger" aria-label={S.ledger}>

@@ -64,6 +64,11 @@ export const EN = {
   ledgerDuration: (s: string) => `${s} s`,
   ledgerBundle: (id: string, version: string, hash: string) => `prompt ${id} ${version} (${hash})`,
   ledgerEstimated: 'some counts are estimates (the provider sent no usage)',
+  ledgerWindow: (server: string, model: string, served: string, configured: string, max: string, lowered: boolean, perRequest: boolean) =>
+    lowered
+      ? `context budget ${max}, lowered from ${configured}: ${server} serves ${model} with a ${served}-token window${perRequest ? ' (num_ctx, its maximum)' : ' (as loaded)'}, 20% of it kept for the model's own tokenizer`
+      : `context budget ${max} as configured: ${server} serves ${model} with a ${served}-token window${perRequest ? ' (num_ctx set by DocQA)' : ' (as loaded)'}`,
+  modelLoading: (server: string, model: string, seconds: number) => `${server} is loading ${model}; the first answer waits for it (up to ${seconds} s)…`,
   stopReasonNone: 'the answer was complete',
   turnError: 'The question could not be run',
   interrupted: 'This question was interrupted (the window closed while it ran).',

@@ -66,6 +66,11 @@ export const ZH: Strings = {
   ledgerDuration: (s) => `${s} 秒`,
   ledgerBundle: (id, version, hash) => `提示词 ${id} ${version}（${hash}）`,
   ledgerEstimated: '部分数字是估计值（服务商未返回用量）',
+  ledgerWindow: (server, model, served, configured, max, lowered, perRequest) =>
+    lowered
+      ? `上下文预算 ${max}（原设 ${configured}）：${server} 以 ${served} tokens 的窗口运行 ${model}${perRequest ? '（num_ctx，模型上限）' : '（加载时设定）'}，留出 20% 给模型自己的分词器`
+      : `上下文预算 ${max}，与设置相同：${server} 以 ${served} tokens 的窗口运行 ${model}${perRequest ? '（num_ctx 由 DocQA 设定）' : '（加载时设定）'}`,
+  modelLoading: (server, model, seconds) => `${server} 正在加载 ${model}，第一个回答需等待加载完成（最多 ${seconds} 秒）…`,
   stopReasonNone: '回答已完成',
   turnError: '这个问题无法运行',
   interrupted: '这个问题被中断了（运行时窗口已关闭）。',

@@ -34,6 +34,11 @@ export const TurnView = memo(function TurnView({ live, kb }: { live: LiveTurn; k
           </p>
         )}
         {turn.state === 'interrupted' && <p class="turn-error">{S.interrupted}</p>}
+        {live.loading && running && (
+          <p class="working" role="status">
+            <span class="codicon codicon-loading codicon-modifier-spin" aria-hidden="true"></span> {S.modelLoading(live.loading.server === 'ollama' ? 'Ollama' : 'LM Studio', live.loading.model, Math.round(live.loading.timeout_ms / 1000))}
+          </p>
+        )}
         {live.stopping && running && <p class="working">{S.stopping}</p>}
         {(result?.ledger ?? live.ledger) && <LedgerView ledger={(result?.ledger ?? live.ledger)!} stopReason={result?.stop_reason ?? null} durationMs={live.durationMs} runId={turn.run_id} bundle={turn.prompt_bundle} lang={lang} />}
       </div>

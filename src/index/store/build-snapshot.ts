@@ -59,6 +59,10 @@ export interface BuildOptions {
    * build stops (egress_declined, nothing sent) unless it answers true. Without it, nothing is asked.
    */
   confirmEgress?: (plan: EgressPlan) => Promise<boolean>;
+  /** Told instead of asked when the embedding endpoint is on this machine (the plan's `local`): nothing leaves it. */
+  onLocalEgress?: (plan: EgressPlan) => void;
+  /** The embedding endpoint is a local model server on this machine (see EgressPlan.local). */
+  localEmbedding?: boolean;
 }
 
 export interface BuildResult {
@@ -96,8 +100,14 @@ async function sweepLeftovers(dir: DataDir): Promise<void> {
 /** The first build that would send a source's text to this embedding host asks, and remembers the answer. */
 async function askBeforeSending(dir: DataDir, toEmbed: readonly Document[], manifest: SnapshotManifest, opts: BuildOptions): Promise<void> {
   if (!opts.confirmEgress || opts.embedding.provider === 'none') return;
-  const plan = egressPlan(toEmbed, manifest.sources, manifest.skipped, await readConsents(dir), opts.embedding.base_url, opts.embedding.model);
+  const plan = egressPlan(toEmbed, manifest.sources, manifest.skipped, await readConsents(dir), opts.embedding.base_url, opts.embedding.model, opts.localEmbedding === true);
   if (!plan) return;
+  if (plan.local) {
+    // Nothing leaves the machine: the person is told what is embedded where, and not asked (nor again).
+    opts.onLocalEgress?.(plan);
+    await recordConsent(dir, plan, new Date());
+    return;
+  }
   const agreed = await opts.confirmEgress(plan);
   opts.signal?.throwIfAborted();
   if (!agreed) throw new DocQaError('egress_declined', `nothing was sent to ${plan.host}: sending ${plan.files} files of ${plan.sources.map((s) => s.label).join(', ')} for embedding was declined; the active snapshot is unchanged`);

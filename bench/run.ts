@@ -24,6 +24,7 @@ import { webviewBench } from './webview.bench';
 import { traceviewBench } from './traceview.bench';
 import { handwrittenBench } from './handwritten.bench';
 import { CORPUS_DIR, pdfCorpusBench } from './pdf-corpus.bench';
+import { formatsBench } from './formats.bench';
 
 const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   ingest: ingestBench,
@@ -40,6 +41,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   traceview: traceviewBench,
   handwritten: handwrittenBench,
   'pdf-corpus': pdfCorpusBench,
+  formats: formatsBench,
 };
 
 /** Set for a group run as a child of the whole run: where its rows go. */

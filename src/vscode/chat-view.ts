@@ -35,15 +35,9 @@ export function uiLang(): UiLang {
   return vscode.env.language.toLowerCase().startsWith('zh') ? 'zh' : 'en';
 }
 
-/** Opens a citation: text at the block's lines, selected and revealed; a PDF in DocQA's page view. */
+/** Opens a citation at its spot, whatever its format, through `docqa.openCitation` (citation-opener.ts). */
 async function openLocation(target: OpenTarget): Promise<void> {
-  const uri = vscode.Uri.file(target.path);
-  if (target.location.kind === 'lines') {
-    const selection = new vscode.Range(target.location.line_start - 1, 0, target.location.line_end - 1, Number.MAX_SAFE_INTEGER);
-    await vscode.window.showTextDocument(uri, { selection, preview: true, viewColumn: vscode.ViewColumn.One });
-    return;
-  }
-  await vscode.commands.executeCommand('docqa.openPdfPage', { path: target.path, page: target.location.page, highlight: target.text });
+  await vscode.commands.executeCommand('docqa.openCitation', target);
 }
 
 /** Where the note went, with Open Note, and (once per folder that is no source yet) Add Folder to Sources. */

@@ -14,6 +14,7 @@ import { egressPrompt, localEgressWords } from './egress-model';
 import { pickModel } from './model-picker';
 import { DisposableStore } from './disposable-store';
 import { EditorTabs } from './editor-tabs';
+import { openCitationCommand } from './citation-opener';
 import { openPdfPageCommand } from './pdf-page-view';
 import { SECRET_IDS, promptForKey, secretKeys } from './secret-keys';
 import { vscodeKeyOf } from '../app/settings-table/names';
@@ -227,6 +228,7 @@ export class DocQaExtension implements vscode.Disposable {
     cmd('docqa.turnOnEmbeddings', () => this.embeddings.turnOn());
     this.tabs.register(cmd);
     cmd('docqa.openPdfPage', (args?: unknown) => openPdfPageCommand(this.context, args));
+    cmd('docqa.openCitation', (args?: unknown) => openCitationCommand(this.context, this.app, this.logger(), args));
   }
 
   private async removeSource(node?: { id?: string }): Promise<void> {

@@ -74,6 +74,11 @@ describe('extension package', () => {
       // The PDF page view (pdf.js with its worker module inside) and its stylesheet.
       'dist/pdf-view.js',
       'dist/pdf-view.css',
+      // The document view (Word, web pages, e-books, slides) and its stylesheet; the parsers of those
+      // formats with their libraries, loaded on the first such file.
+      'dist/document-view.js',
+      'dist/document-view.css',
+      'dist/formats.js',
       'dist/o200k.bin',
       'dist/pdfjs/pdf.js',
       ...filesUnder('dist/pdfjs/cmaps'),

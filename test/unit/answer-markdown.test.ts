@@ -14,6 +14,16 @@ describe('an answer as Markdown: citations as links to the cited spot', () => {
     assert.equal(spotLink({ ...lines, path: '/n/p.pdf', location: { kind: 'page', page: 3 } as never }, '/n'), './p.pdf#page=3');
   });
 
+  it('a Word paragraph, an e-book chapter or a slide links to its file and says where in the link text', () => {
+    const spot = (location: object, file: string) => ({ doc_title: 'Guide', section_path: 'Light', path: `/n/${file}`, location: location as never });
+    assert.equal(spotLink(spot({ kind: 'paragraphs', first: 3, last: 5 }, 'g.docx'), '/n'), './g.docx');
+    const md = (location: object, file: string, lang: 'en' | 'zh') =>
+      turnMarkdown(doneTurn('t1', 'Q?', result()), new Map([['cell#b3', spot(location, file)], ['cell#b4', null]]), { linkBase: '/n', lang, madeAt: '2026-01-02T03:04:05.000Z' });
+    assert.ok(md({ kind: 'paragraphs', first: 3, last: 5 }, 'g.docx', 'en').includes('1. [Guide § Light, ¶ 3–5](./g.docx)'));
+    assert.ok(md({ kind: 'chapter', chapter: 2, first: 4, last: 4 }, 'b.epub', 'en').includes('1. [Guide § Light, chapter 2, ¶ 4](./b.epub)'));
+    assert.ok(md({ kind: 'slide', slide: 7, first: 1, last: 2 }, 'd.pptx', 'zh').includes('1. [Guide § Light, 第 7 张幻灯片](./d.pptx)'));
+  });
+
   it('markers become numbered links in citation order; a block gone from the knowledge base is listed without a link', () => {
     const spots = new Map([['cell#b3', { doc_title: 'Cell biology', section_path: 'Membranes > Osmosis', path: '/n/cell.md', location: { kind: 'lines' as const, line_start: 2, line_end: 5 } }], ['cell#b4', null]]);
     const md = turnMarkdown(doneTurn('t1', 'What is [osmosis]?', result()), spots, { linkBase: '/n', lang: 'en', madeAt: '2026-01-02T03:04:05.000Z' });

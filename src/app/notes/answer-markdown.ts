@@ -38,8 +38,28 @@ export function fileLink(file: string, linkBase: string | null): string {
 }
 
 export function spotLink(spot: CitedSpot, linkBase: string | null): string {
-  const at = spot.location.kind === 'lines' ? `#L${spot.location.line_start}${spot.location.line_end > spot.location.line_start ? `-L${spot.location.line_end}` : ''}` : `#page=${spot.location.page}`;
+  const l = spot.location;
+  // Lines and PDF pages have URL fragments editors and viewers understand; a paragraph, chapter or slide
+  // has none, so the link opens the file and the link text says where (`where`).
+  const at = l.kind === 'lines' ? `#L${l.line_start}${l.line_end > l.line_start ? `-L${l.line_end}` : ''}` : l.kind === 'page' ? `#page=${l.page}` : '';
   return `${fileLink(spot.path, linkBase)}${at}`;
+}
+
+/** Where in its file a block is, in words. */
+function spotAt(l: CitedSpot['location'], lang: 'zh' | 'en'): string {
+  const range = (first: number, last: number) => (last > first ? `${first}–${last}` : `${first}`);
+  switch (l.kind) {
+    case 'lines':
+      return lang === 'zh' ? `第 ${l.line_start}–${l.line_end} 行` : `lines ${l.line_start}–${l.line_end}`;
+    case 'page':
+      return lang === 'zh' ? `第 ${l.page} 页` : `p. ${l.page}`;
+    case 'paragraphs':
+      return lang === 'zh' ? `第 ${range(l.first, l.last)} 段` : `¶ ${range(l.first, l.last)}`;
+    case 'chapter':
+      return lang === 'zh' ? `第 ${l.chapter} 章第 ${range(l.first, l.last)} 段` : `chapter ${l.chapter}, ¶ ${range(l.first, l.last)}`;
+    case 'slide':
+      return lang === 'zh' ? `第 ${l.slide} 张幻灯片` : `slide ${l.slide}`;
+  }
 }
 
 /** Markdown link text cannot hold a bare `]` or a line break. */
@@ -47,8 +67,7 @@ const linkText = (s: string) => s.replace(/[\r\n]+/g, ' ').replace(/([\\[\]])/g,
 
 function where(spot: CitedSpot, lang: 'zh' | 'en'): string {
   const section = lastPart(spot.section_path);
-  const at = spot.location.kind === 'lines' ? (lang === 'zh' ? `第 ${spot.location.line_start}–${spot.location.line_end} 行` : `lines ${spot.location.line_start}–${spot.location.line_end}`) : lang === 'zh' ? `第 ${spot.location.page} 页` : `p. ${spot.location.page}`;
-  return `${spot.doc_title}${section ? ` § ${section}` : ''}, ${at}`;
+  return `${spot.doc_title}${section ? ` § ${section}` : ''}, ${spotAt(spot.location, lang)}`;
 }
 
 const WORDS = {

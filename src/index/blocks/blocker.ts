@@ -228,12 +228,17 @@ function packPieces(unit: Unit, p: ChunkingParams, cut: number): Piece[] {
   return pieces;
 }
 
+/** Whether two units may share a block: a block never crosses a PDF page, an e-book chapter or a slide. */
 function sameSpan(a: BlockLocation, b: BlockLocation): boolean {
-  return a.kind === b.kind && (a.kind !== 'page' || a.page === (b as { page: number }).page);
+  if (a.kind === 'page' && b.kind === 'page') return a.page === b.page;
+  if (a.kind === 'chapter' && b.kind === 'chapter') return a.chapter === b.chapter;
+  if (a.kind === 'slide' && b.kind === 'slide') return a.slide === b.slide;
+  return a.kind === b.kind;
 }
 
 function mergeLocation(a: BlockLocation, b: BlockLocation): BlockLocation {
   if (a.kind === 'lines' && b.kind === 'lines') return { kind: 'lines', line_start: a.line_start, line_end: b.line_end };
+  if ((a.kind === 'paragraphs' || a.kind === 'chapter' || a.kind === 'slide') && b.kind === a.kind) return { ...a, last: b.last };
   return a;
 }
 

@@ -65,6 +65,7 @@ export function buildDocument(parsed: ParsedDocument, id: DocumentIdentity, chun
     doc_id: id.doc_id,
     path: id.path,
     title,
+    ...(parsed.authors?.length ? { authors: parsed.authors } : {}),
     source_label: id.source_label,
     aliases: id.aliases,
     lang: detectLang(scripts),

@@ -27,6 +27,8 @@ export interface ParsedDocument {
   format: DocumentFormat;
   /** Title the document gives itself (front matter, first heading, PDF metadata), if any. */
   title: string | null;
+  /** Authors the document names in its metadata (an e-book's creators); absent when it names none. */
+  authors?: string[];
   sections: SectionDraft[];
   units: Unit[];
   encoding: string | null;

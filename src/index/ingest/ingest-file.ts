@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import { buildDocument, type DocumentIdentity } from '../blocks/document-builder';
 import { IngestError, errorMessage } from '../../common/errors';
 import type { Document, FailedDocument, IngestOptions } from '../model';
+import { locationLabel } from '../location-label';
 import { parserFor, SUPPORTED_EXTENSIONS } from '../parse/registry';
 import { secretIn } from '../sources/secret-files';
 
@@ -103,7 +104,7 @@ function refuseSecrets(doc: Document): void {
   for (const b of doc.blocks) {
     const found = secretIn(b.text);
     if (!found) continue;
-    const where = b.location.kind === 'lines' ? `near line ${b.location.line_start + found.line - 1}` : `on page ${b.location.page}`;
+    const where = b.location.kind === 'lines' ? `near line ${b.location.line_start + found.line - 1}` : `at ${locationLabel(b.location)}`;
     throw new IngestError('parse', 'secret_content', `it contains what looks like ${found.what} (${where}); DocQA does not index it, so it is never sent to the embedding service: remove the secret from the file to index it`);
   }
 }

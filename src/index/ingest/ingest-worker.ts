@@ -11,6 +11,7 @@ import { importPdfJs, providePdfJs } from '../parse/pdf-runtime';
 import { warmUpPdfJs } from '../parse/pdf';
 import { parserFor } from '../parse/registry';
 import { ingestFile } from './ingest-file';
+import { type RenderRequest, type RenderResponse, renderFile } from './render-file';
 import type { WorkerLog, WorkerRequest, WorkerResponse, WorkerSetup } from './ingest-pool';
 
 /**
@@ -84,7 +85,9 @@ if (port) {
     warm = warmUpPdfJs().finally(() => port.postMessage({ warming: false } satisfies WorkerResponse));
     return warm;
   };
-  port.on('message', (req: WorkerRequest) => {
+  port.on('message', (req: WorkerRequest | RenderRequest) => {
+    // The document view's request (render-file.ts): a worker of its own, one render, then stopped.
+    if ('render' in req) return void renderFile(req.render.path, req.render.location, options).then((rendered) => port.postMessage({ rendered } satisfies RenderResponse));
     // Begun beside another job: the pool cannot tell when on its own (see WorkerResponse).
     if (running > 0) port.postMessage({ started: req.id } satisfies WorkerResponse);
     running++;

@@ -7,7 +7,7 @@ import { encodePack, readPack } from './binary-pack';
 import { StoreError, errorMessage } from '../../common/errors';
 import { readVersioned } from '../../common/json-file';
 import type { Document } from '../model';
-import { DocumentsPayload, SEGMENT_FORMAT_VERSION } from './snapshot-manifest';
+import { DocumentsPayload, SEGMENT_FORMAT_VERSION, segmentFormatFor } from './snapshot-manifest';
 import type { StagedFolder } from './staged-folder';
 import { PackedTerms, type TermTable, packTerms } from '../search/term-table';
 import { SMALL_FILE_BYTES } from '../../common/durable-write';
@@ -41,7 +41,7 @@ export async function writeSegment(staged: StagedFolder, folder: string, documen
       throw new StoreError('store_io', `cannot write ${path.join(folder, name)}: ${errorMessage(err)}`, { cause: err });
     }
   };
-  await write(SEGMENT_FILES.documents, `${JSON.stringify({ formatVersion: SEGMENT_FORMAT_VERSION, documents })}\n`);
+  await write(SEGMENT_FILES.documents, `${JSON.stringify({ formatVersion: segmentFormatFor(documents), documents })}\n`);
   const terms = packTerms(bm25.terms);
   await write(SEGMENT_FILES.keyword, encodePack({}, { termChars: terms.chars, termStarts: terms.starts, offsets: bm25.offsets, blocks: bm25.blocks, tfs: bm25.tfs, headTfs: bm25.headTfs, docLengths: bm25.docLengths, headLengths: bm25.headLengths }));
   if (matrix) await write(SEGMENT_FILES.vectors, new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength));

@@ -8,8 +8,14 @@ import { Source } from '../sources/sources';
  * the parent by hard link; 1 had one set of files at the snapshot's root and is no longer read.
  */
 export const SNAPSHOT_FORMAT_VERSION = 2;
-/** The files inside one segment (documents.json is `{formatVersion: 1, documents}`). */
-export const SEGMENT_FORMAT_VERSION = 1;
+/**
+ * The files inside one segment (documents.json is `{formatVersion, documents}`). 2: blocks and sections
+ * may carry the locations of the rendered formats (`paragraphs`, `chapter`, `slide`: Word, web pages,
+ * e-books, slides). A segment without any is still written as 1, which every DocQA reads, so a rollback
+ * to a release before these formats keeps reading snapshots of notes and PDFs; one with them says it
+ * needs a newer DocQA instead of failing as corrupt.
+ */
+export const SEGMENT_FORMAT_VERSION = 2;
 
 export const SnapshotState = z.enum(['building', 'ready', 'ready_partial', 'failed']);
 export type SnapshotState = z.infer<typeof SnapshotState>;
@@ -88,6 +94,17 @@ export const SnapshotManifest = z.object({
 });
 export type SnapshotManifest = z.infer<typeof SnapshotManifest>;
 
-export const DocumentsPayload = z.object({ formatVersion: z.literal(SEGMENT_FORMAT_VERSION), documents: z.array(Document) });
+export const DocumentsPayload = z.object({ formatVersion: z.union([z.literal(1), z.literal(SEGMENT_FORMAT_VERSION)]), documents: z.array(Document) });
+
+const LINE_OR_PAGE = new Set(['lines', 'page']);
+
+/** The oldest segment format that can hold these documents (see SEGMENT_FORMAT_VERSION). */
+export function segmentFormatFor(documents: readonly Document[]): 1 | typeof SEGMENT_FORMAT_VERSION {
+  for (const d of documents) {
+    if (d.blocks.some((b) => !LINE_OR_PAGE.has(b.location.kind))) return SEGMENT_FORMAT_VERSION;
+    if (d.sections.some((s) => s.location !== null && !LINE_OR_PAGE.has(s.location.kind))) return SEGMENT_FORMAT_VERSION;
+  }
+  return 1;
+}
 
 export const ActivePointer = z.object({ formatVersion: z.literal(1), snapshot_id: z.string() });

@@ -50,6 +50,9 @@ const withoutLazy = { ...common, external: [...common.external, 'pdfjs-dist'] };
 await Promise.all([
   build({ ...withoutLazy, entryPoints: { extension: 'src/extension.ts', 'ingest-worker': 'src/index/ingest/ingest-worker.ts', 'bm25-worker': 'src/index/search/bm25-worker.ts' }, outdir: out }),
   build({ ...common, entryPoints: { 'pdfjs/pdf': 'src/index/parse/pdfjs-bundle.ts' }, outdir: out }),
+  // The rendered formats' parsers with their libraries (mammoth, linkedom, Readability, yauzl), loaded on
+  // the first Word file, web page, e-book or deck (see rendered-formats.ts).
+  build({ ...common, entryPoints: { formats: 'src/index/parse/formats-bundle.ts' }, outdir: out }),
   build({
     ...withoutLazy,
     entryPoints: { cli: 'src/cli/main.ts' },
@@ -68,7 +71,7 @@ await Promise.all([
     // thread: the webview's CSP refuses workers). pdf.js reads import.meta.url only to locate a worker or
     // wasm file, neither of which it looks for here.
     logOverride: { 'empty-import-meta': 'silent' },
-    entryPoints: { webview: 'webview/main.tsx', chat: 'webview/chat/main.tsx', 'pdf-view': 'webview/pdf/main.ts' },
+    entryPoints: { webview: 'webview/main.tsx', chat: 'webview/chat/main.tsx', 'pdf-view': 'webview/pdf/main.ts', 'document-view': 'webview/document/main.ts' },
     outdir: out,
     jsx: 'automatic',
     jsxImportSource: 'preact',
@@ -85,6 +88,7 @@ fs.chmodSync(path.join(out, 'cli.js'), 0o755);
 // The chat view's stylesheet and the codicon font it loads from dist (CSP style-src/font-src cspSource).
 fs.copyFileSync('webview/chat/chat.css', path.join(out, 'chat.css'));
 fs.copyFileSync('webview/pdf/pdf.css', path.join(out, 'pdf-view.css'));
+fs.copyFileSync('webview/document/document.css', path.join(out, 'document-view.css'));
 const codicons = path.join(path.dirname(require.resolve('@vscode/codicons/package.json')), 'dist');
 for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join(codicons, f), path.join(out, f));
 

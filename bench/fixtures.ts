@@ -10,6 +10,7 @@ import { segmentDir } from '../src/index/store/segment-store';
 import { SegmentWriter } from '../src/index/store/segment-writer';
 import { BATCH_BLOCKS } from '../src/index/store/build/segment-phase';
 import { StagedFolder } from '../src/index/store/staged-folder';
+import { PARSE_VERSION } from '../src/index/blocks/parse-version';
 
 const QA = path.join(__dirname, '..', '..', 'shared', 'corpus', 'qa');
 
@@ -122,7 +123,7 @@ export async function writeBenchSnapshot(dir: DataDir, id: string, documents: Do
     formatVersion: SNAPSHOT_FORMAT_VERSION, id, parent: null, state: 'ready', created_at: new Date().toISOString(), finished_at: null, app_version: 'bench',
     sources: [], failed_documents: [],
     skipped: [], segments,
-    documents: documents.map((d) => ({ doc_id: d.doc_id, path: d.path, title: d.title, content_hash: d.content_hash, byte_size: d.byte_size, mtime_ms: 0, source_label: d.source_label, aliases: d.aliases, blocks: d.blocks.length, tokens: d.blocks.reduce((n, b) => n + b.token_count, 0), reused: false, segment: placed.get(d)! })), chunking: DEFAULT_INGEST_OPTIONS.chunking, tokenizer: 'bench', keyword_tokenizer: 'bench',
+    documents: documents.map((d) => ({ doc_id: d.doc_id, path: d.path, title: d.title, content_hash: d.content_hash, byte_size: d.byte_size, mtime_ms: 0, source_label: d.source_label, aliases: d.aliases, blocks: d.blocks.length, tokens: d.blocks.reduce((n, b) => n + b.token_count, 0), reused: false, segment: placed.get(d)! })), chunking: DEFAULT_INGEST_OPTIONS.chunking, parse_version: PARSE_VERSION, reparse_reason: null, tokenizer: 'bench', keyword_tokenizer: 'bench',
     embedding: { provider: 'openai-compatible', family: 'bench', model: 'random', dimensions: dims }, fusion: { method: 'rrf', k: 60, depth: 50 },
     stats: { documents: documents.length, blocks: 0, failed_documents: 0, reused_documents: 0, embedded_blocks: 0, cached_embeddings: 0, embedding_tokens: 0, embedding_requests: 0, durations_ms: { ingest: 0, embed: 0, index: 0, write: 0 } },
     error: null,

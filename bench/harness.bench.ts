@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runAgent, type ChatModel } from '../src/harness/agent-loop';
-import { Budgets } from '../src/harness/budget';
+import { RunLimits } from '../src/harness/run-limits';
 import { baselineDir, loadBundle } from '../src/harness/prompt-bundle';
 import { DataDir } from '../src/common/data-dir';
 import type { Document } from '../src/index/model';
@@ -71,7 +71,7 @@ export async function harnessBench(): Promise<BenchRow[]> {
           snapshot,
           model,
           bundle,
-          budgets: Budgets.parse({ max_context_tokens: 1_000_000, max_request_tokens: 10_000_000 }),
+          run: RunLimits.parse({ budgets: { max_context_tokens: 1_000_000, max_request_tokens: 10_000_000 } }),
           embedQuery: async () => ({ vector: qv, tokens: 1, estimated: false }),
           tracer: mode && writer ? new Tracer(mode, writer) : undefined,
           onEvent: (e) => {

@@ -36,7 +36,8 @@ export function outline(d: Document) {
 }
 export function blockView(d: Document) {
   return d.blocks.map((b) => {
-    const loc = b.location.kind === 'lines' ? `L${b.location.line_start}-${b.location.line_end}` : `p${b.location.page}`;
+    const l = b.location;
+    const loc = l.kind === 'lines' ? `L${l.line_start}-${l.line_end}` : l.kind === 'page' ? `p${l.page}` : l.kind === 'paragraphs' ? `¶${l.first}-${l.last}` : l.kind === 'chapter' ? `c${l.chapter}¶${l.first}-${l.last}` : `s${l.slide}¶${l.first}-${l.last}`;
     return [b.section_path, loc, b.text] as const;
   });
 }

@@ -1,9 +1,11 @@
+import { locationLabel } from '../src/index/location-label';
 import type { BlockLocation, Document, FailedDocument } from '../src/index/model';
 import { post } from './vscode-api';
 
 function where(l: BlockLocation): string {
   if (l.kind === 'page') return `p. ${l.page}`;
-  return l.line_start === l.line_end ? `L${l.line_start}` : `L${l.line_start}–${l.line_end}`;
+  if (l.kind === 'lines') return l.line_start === l.line_end ? `L${l.line_start}` : `L${l.line_start}–${l.line_end}`;
+  return locationLabel(l);
 }
 
 export function Inspector({ document: d }: { document: Document }) {

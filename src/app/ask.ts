@@ -6,12 +6,15 @@ import { Redactor } from '../common/redact';
 import { EarlierTurn } from '../harness/conversation-context';
 import type { AskEvent } from './ask-event';
 import type { ChatModel } from '../harness/loop-context';
-import { ChatClient } from '../harness/model-client';
 import { activeBundle } from '../harness/prompt-store';
+import { questionLanguage } from '../harness/question-language';
 import type { SnapshotLru } from '../index/store/snapshot-lru';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
 import { TraceMode } from '../trace/trace-model';
+import { ChatClient } from '../harness/model-client';
+import { type RunChat, runChat } from './local-models/local-chat';
 import { queryEmbedding } from './query-embedding';
+import { QuestionScope, resolveScope } from './question-scope';
 import type { AppSettings, HostWords, KeyProvider } from './settings';
 import { type TracedRun, runTraced } from './traced-run';
 
@@ -26,6 +29,8 @@ export const AskRequest = z.object({
   lang: z.enum(['zh', 'en']).optional(),
   prompt: z.string().optional(),
   trace: TraceMode.optional(),
+  /** Sources and documents the question is limited to (the chat's @); absent: the whole knowledge base. */
+  scope: QuestionScope.optional(),
 });
 export type AskRequest = z.infer<typeof AskRequest>;
 
@@ -37,10 +42,7 @@ export interface AskOutcome extends TracedRun {
   trace_mode: TraceMode;
 }
 
-/** The prompt language for a question: Chinese when it has Chinese characters. */
-export function questionLanguage(question: string): 'zh' | 'en' {
-  return /[\u3400-\u9fff]/u.test(question) ? 'zh' : 'en';
-}
+export { questionLanguage };
 
 /** An empty question, or one past the size limit, is refused before anything is sent. */
 export function checkQuestion(question: string, max: number, limitName: string): void {
@@ -64,16 +66,12 @@ export interface AskContext {
 
 /** What every traced run of this application takes from its settings and host (a question or an evaluation case). */
 export function runBase(ctx: AskContext) {
-  const { settings } = ctx;
-  return {
-    dir: ctx.dir,
-    chat: settings.chat,
-    budgets: settings.run.budgets,
-    thresholds: { noGain: settings.run.thresholds.no_gain, violations: settings.run.thresholds.violations },
-    appVersion: ctx.appVersion,
-    settingNames: ctx.words.settings,
-    maxConversationTokens: settings.run.max_conversation_tokens,
-  };
+  return { dir: ctx.dir, settings: ctx.settings, appVersion: ctx.appVersion, settingNames: ctx.words.settings };
+}
+
+/** The settings with the run's budgets the chat model allows (a local model's served window may lower the context budget). */
+export function withBudgets(settings: AppSettings, budgets: AppSettings['run']['budgets']): AppSettings {
+  return budgets === settings.run.budgets ? settings : { ...settings, run: { ...settings.run, budgets } };
 }
 
 /**
@@ -94,29 +92,50 @@ export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortS
   const handle = await openSnapshotHandle(ctx.dir, ctx.lru);
   if (!handle) throw new DocQaError('collection_unavailable', `no snapshot is active; build one with ${words.buildCommand}`);
   try {
+    const scoped = req.scope ? resolveScope(handle.snapshot, req.scope) : null;
     const embedQuery = queryEmbedding(handle.snapshot, settings, embeddingKey, words, true);
+    const chat = await chatFor(ctx, chatKey, o);
     const mode = req.trace ?? settings.trace.mode;
     const run = await runTraced({
       ...runBase(ctx),
       question: req.question,
       conversation: req.conversation,
+      settings: withBudgets(settings, chat.budgets),
+      contextWindow: chat.window,
       snapshot: handle.snapshot,
       embedQuery,
-      model: ctx.model ?? new ChatClient(settings.chat, chatKey ?? ''),
+      model: chat.model,
       bundle,
       lang,
       mode,
-      keepTraces: settings.trace.keep,
       redactor: new Redactor([chatKey, embeddingKey]),
+      scope: scoped?.run,
       signal: o.signal,
       // The run id comes before the run starts: run_started is the first event a UI hears.
       onRunId: (run_id, conversation) => {
-        o.onEvent?.({ type: 'run_started', run_id, snapshot_id: handle.id, lang, prompt_bundle: { id: bundle.id, version: bundle.version, hash: bundle.hash }, conversation });
+        o.onEvent?.({ type: 'run_started', run_id, snapshot_id: handle.id, lang, prompt_bundle: { id: bundle.id, version: bundle.version, hash: bundle.hash }, conversation, ...(scoped ? { scope: scoped.summary } : {}) });
       },
       onEvent: o.onEvent,
     });
     return { ...run, snapshot_id: handle.id, lang, trace_mode: mode };
   } finally {
     await handle.release();
+  }
+}
+
+/**
+ * The run's chat model and budgets: the one a test gave, else the configured endpoint — behind which a
+ * local server is recognised, its model loaded if need be (said through `model_loading`), and the
+ * context budget taken from the window it serves (src/app/local-models).
+ */
+export async function chatFor(ctx: AskContext, chatKey: string | undefined, o: { signal?: AbortSignal; onEvent?: (e: AskEvent) => void }): Promise<RunChat> {
+  const budgets = ctx.settings.run.budgets;
+  if (ctx.model) return { model: ctx.model, budgets, window: null, local: null };
+  try {
+    return await runChat(ctx.settings.chat, budgets, chatKey ?? '', { signal: o.signal, pickHint: ctx.words.pickModelCommand, onLoading: (e) => o.onEvent?.({ type: 'model_loading', ...e }) });
+  } catch (err) {
+    // Stopped while the server was looked for or the model loaded: the run still starts, and ends CANCELLED at once (with its trace).
+    if (o.signal?.aborted) return { model: new ChatClient(ctx.settings.chat, chatKey ?? ''), budgets, window: null, local: null };
+    throw err;
   }
 }

@@ -29,6 +29,8 @@ export const BlockLookup = z.discriminatedUnion('found', [
     location: BlockLocation,
     /** The source file, and whether it is still there (a chip to a removed file says so). */
     path: z.string(),
+    /** The bytes the block was read from (the document's content hash): a view can tell the file changed since. */
+    content_hash: z.string(),
     file_exists: z.boolean(),
   }),
   z.object({
@@ -60,6 +62,7 @@ export function findBlock(s: LoadedSnapshot, req: BlockRequest, used: z.infer<ty
     text: block.text,
     location: block.location,
     path: doc.path,
+    content_hash: doc.content_hash,
     file_exists: existsSync(doc.path),
   };
 }

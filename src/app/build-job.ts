@@ -38,6 +38,10 @@ export const BuildEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('build_finished'), build_id: z.string(), snapshot_id: z.string(), state: z.string(), activated: z.boolean(), documents: z.number().int(), blocks: z.number().int(), failed_documents: z.number().int(), embedding_tokens: z.number().int() }),
   z.object({ type: z.literal('build_failed'), build_id: z.string(), code: z.string(), message: z.string() }),
   z.object({ type: z.literal('build_cancelled'), build_id: z.string() }),
+  /** Another embedding model or vector size than the active snapshot's: every block is embedded again (said first, before anything is sent). */
+  z.object({ type: z.literal('embedding_rebuild'), build_id: z.string(), message: z.string() }),
+  /** The embedding endpoint is on this machine: what is embedded there, told instead of asked (nothing leaves the machine). */
+  z.object({ type: z.literal('egress_local'), build_id: z.string(), host: z.string(), model: z.string(), sources: z.array(z.string()), files: z.number().int(), blocks: z.number().int(), tokens: z.number().int() }),
 ]);
 export type BuildEvent = z.infer<typeof BuildEvent>;
 
@@ -84,6 +88,10 @@ export interface BuildJobOptions {
   paused?: boolean;
   onEvent?: (e: BuildEvent) => void;
   confirmEgress: (plan: EgressPlan) => Promise<boolean>;
+  /** The embedding endpoint is a local model server on this machine: told, not asked (EgressPlan.local). */
+  localEmbedding?: boolean;
+  /** Said as the build's first event when it re-embeds every block (DocQaApp.embeddingChange). */
+  rebuildNote?: string | null;
 }
 
 /**
@@ -153,6 +161,7 @@ export class BuildJob {
 
   private async run(): Promise<BuildResult | null> {
     const { o } = this;
+    if (o.rebuildNote) o.onEvent?.({ type: 'embedding_rebuild', build_id: this.id, message: o.rebuildNote });
     await this.record(this.gate.paused ? 'paused' : 'running');
     if (this.gate.paused) this.current = { ...this.current, state: 'paused' };
     try {
@@ -166,6 +175,8 @@ export class BuildJob {
         retention: { keep: o.settings.retention.keep, keepDays: o.settings.retention.keep_days },
         onProgress: (p) => this.progress(p),
         confirmEgress: o.confirmEgress,
+        localEmbedding: o.localEmbedding,
+        onLocalEgress: (plan) => o.onEvent?.({ type: 'egress_local', build_id: this.id, host: plan.host, model: plan.model, sources: plan.sources.map((s) => s.label), files: plan.files, blocks: plan.blocks, tokens: plan.tokens }),
       });
       const m = r.manifest;
       this.current = { ...this.current, state: 'done', eta_ms: 0 };

@@ -11,7 +11,7 @@ import type { IngestPool } from '../index/ingest/ingest-pool';
 import { type AddSourceOptions, addSources, loadSources, removeSource } from '../index/sources/sources';
 import { SnapshotLru } from '../index/store/snapshot-lru';
 import type { EgressPlan } from '../index/store/egress-consent';
-import { activateSnapshot, deleteSnapshot, listSnapshots, readActiveId, readManifest } from '../index/store/snapshot-store';
+import { type LoadedSnapshot, activateSnapshot, deleteSnapshot, listSnapshots, readActiveId, readManifest } from '../index/store/snapshot-store';
 import { runTool } from '../tools/registry';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
 import { type ToolName, type ToolPayload, errorPayload } from '../tools/tool';
@@ -22,13 +22,22 @@ import { type ConversationAskEvent, type ConversationAskOutcome, type Conversati
 import { ConversationStore } from './conversations/conversation-store';
 import { type BuildEvent, BuildJob, leftBuild } from './build-job';
 import { testConnection } from './connection-test';
+import { embeddingLocal, rebuildNote } from './local-models/connection-local';
+import { modelListing } from './local-models/model-list';
+import { findLocalServer } from './local-models/local-server';
+import { isLoopback } from '../common/provider-failure';
+import { endpointFamily } from '../index/embed/embedding-client';
 import { type EvalOptions, evaluateGoldset } from './evaluate';
 import { inspectFile } from './inspect';
 import { queryEmbedding } from './query-embedding';
+import { type ScopeTargets, scopeTargets } from './question-scope';
+import { type StartingQuestion, startingQuestions } from './starting-questions';
+import { citedSpots, noteOf, writeNote } from './notes/save-note';
 import { type AppSettings, type Clock, CLI_WORDS, type HostWords, type KeyProvider, type Logger, NULL_LOGGER, SYSTEM_CLOCK } from './settings';
 import { exportTrace, promptOfTurn, replayTrace, showTrace } from './traces';
 import { listBackups } from './upgrade/data-backup';
 import { type OpenOutcome, openDataDir } from './upgrade/open-data-dir';
+import { envNameOf } from './settings-table/names';
 import { restoreBackup } from './upgrade/restore-backup';
 
 export interface AppOptions {
@@ -84,7 +93,7 @@ export class DocQaApp {
   }
 
   private askContext() {
-    return { dir: this.dir, lru: this.lru, settings: this.settingsNow, keys: this.o.keys, words: this.words, appVersion: this.o.appVersion, questionLimitName: this.o.questionLimitName ?? 'DOCQA_MAX_QUESTION_CHARS', model: this.o.model };
+    return { dir: this.dir, lru: this.lru, settings: this.settingsNow, keys: this.o.keys, words: this.words, appVersion: this.o.appVersion, questionLimitName: this.o.questionLimitName ?? envNameOf('run.max_question_chars'), model: this.o.model };
   }
 
   /**
@@ -149,7 +158,10 @@ export class DocQaApp {
     await this.open();
     // Refuses a build-state.json a newer DocQA wrote: the build would replace it, then remove it.
     await leftBuild(this.dir);
-    const job = new BuildJob({ dir: this.dir, settings: this.settingsNow, embeddingKey: await this.o.keys.embedding(), words: this.words, clock: this.clock, pool: this.o.pool, paused: o.paused, onEvent: o.onEvent, confirmEgress: o.confirmEgress });
+    const e = this.settingsNow.embedding;
+    // Only a recognised local model server on a loopback address is "on this machine" (a loopback port may tunnel to a cloud).
+    const localEmbedding = e.provider !== 'none' && isLoopback(e.base_url) && (await findLocalServer(e.base_url).catch(() => null)) !== null;
+    const job = new BuildJob({ dir: this.dir, settings: this.settingsNow, embeddingKey: await this.o.keys.embedding(), words: this.words, clock: this.clock, pool: this.o.pool, paused: o.paused, onEvent: o.onEvent, confirmEgress: o.confirmEgress, localEmbedding, rebuildNote: await this.embeddingChange() });
     this.build = job;
     this.log.info(`build ${job.id} started`);
     job.done.then(
@@ -213,6 +225,46 @@ export class DocQaApp {
   /** A cited block for a chip: from the answer's snapshot while it exists, else the active one (the reply says which). */
   block(req: BlockRequest): Promise<BlockLookup> {
     return this.opened(() => lookupBlock(this.dir, this.lru, req));
+  }
+
+  /** What the chat's `@` offers: the active snapshot's sources and documents (empty lists when none is active). */
+  scopeTargets(): Promise<ScopeTargets> {
+    return this.withActive<ScopeTargets>((s) => scopeTargets(s), { snapshot_id: null, sources: [], documents: [] });
+  }
+
+  /** A few questions drawn from the active snapshot's documents and sections, in `lang`; the same for the same snapshot. */
+  startingQuestions(lang: 'zh' | 'en', count?: number): Promise<{ snapshot_id: string | null; questions: StartingQuestion[] }> {
+    return this.withActive<{ snapshot_id: string | null; questions: StartingQuestion[] }>((s) => ({ snapshot_id: s.manifest.id, questions: startingQuestions(s, lang, count) }), { snapshot_id: null, questions: [] });
+  }
+
+  /** `fn` over the active snapshot, pinned while it runs; `none` when no snapshot is active. */
+  private async withActive<T>(fn: (s: LoadedSnapshot) => T, none: T): Promise<T> {
+    await this.open();
+    const handle = await openSnapshotHandle(this.dir, this.lru);
+    if (!handle) return none;
+    try {
+      return fn(handle.snapshot);
+    } finally {
+      await handle.release();
+    }
+  }
+
+  /**
+   * An answer (`turn_id`) or a whole conversation (`turn_id` null) as Markdown with its citations as
+   * links to the cited spots: relative to `linkBase` (the folder a note goes to), or file:// URLs.
+   */
+  async answerMarkdown(req: { workspace: string; conversation_id: string; turn_id: string | null; lang: 'zh' | 'en'; linkBase: string | null }) {
+    await this.open();
+    const conversation = await this.conversations(req.workspace).get(req.conversation_id);
+    const spots = await citedSpots(conversation, req.turn_id, (r) => lookupBlock(this.dir, this.lru, r));
+    const madeAt = this.clock.now().toISOString();
+    return { ...noteOf({ conversation, turn_id: req.turn_id }, spots, { linkBase: req.linkBase, lang: req.lang, madeAt }), madeAt };
+  }
+
+  /** The same Markdown written into `folder` as a new note (never over a file); returns its path. */
+  async saveNote(req: { workspace: string; conversation_id: string; turn_id: string | null; lang: 'zh' | 'en'; folder: string }): Promise<string> {
+    const note = await this.answerMarkdown({ ...req, linkBase: req.folder });
+    return writeNote(req.folder, note.title, note.madeAt, note.markdown);
   }
 
   /** One retrieval tool on the active (or given) snapshot, as the agent would call it; failures are payloads. */
@@ -287,7 +339,32 @@ export class DocQaApp {
   // Connections
   async testConnection(which: 'chat' | 'embedding', signal?: AbortSignal) {
     const key = which === 'chat' ? await this.o.keys.chat() : await this.o.keys.embedding();
-    return testConnection(which, this.settingsNow, key, this.words, this.clock, signal);
+    const active = which === 'embedding' ? ((await this.activeSnapshot().catch(() => null))?.embedding ?? null) : null;
+    return testConnection(which, this.settingsNow, key, this.words, this.clock, signal, active);
+  }
+
+  /**
+   * The models the chat (or embedding) endpoint offers, chat and embedding models apart. Keyword-only,
+   * the embedding list comes from the chat endpoint (a local server usually serves both).
+   */
+  async listModels(which: 'chat' | 'embedding', signal?: AbortSignal) {
+    const e = this.settingsNow.embedding;
+    const base = which === 'embedding' && e.provider !== 'none' ? e.base_url : this.settingsNow.chat.base_url;
+    const key = (which === 'embedding' && e.provider !== 'none' ? await this.o.keys.embedding() : await this.o.keys.chat()) ?? '';
+    return modelListing(base, key, signal);
+  }
+
+  /**
+   * Whether the configured embedding model makes the next build a rebuild of every block (another model
+   * or vector size than the active snapshot's), in words, found out without sending any text (a local
+   * server's model details); null when it does not.
+   */
+  async embeddingChange(signal?: AbortSignal): Promise<string | null> {
+    const e = this.settingsNow.embedding;
+    const active = await this.activeSnapshot().catch(() => null);
+    if (e.provider === 'none' || !active) return null;
+    const local = await embeddingLocal(e, this.settingsNow.ingest.chunking.max_tokens, signal).catch(() => null);
+    return rebuildNote(active.embedding, e, endpointFamily(e.base_url), e.dimensions ?? local?.dims ?? null, active.stats.blocks);
   }
 
   /** Cancels a running build and waits for it; nothing else is held open. */

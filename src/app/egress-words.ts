@@ -22,3 +22,8 @@ export function egressSummary(plan: EgressPlan): string[] {
   }
   return lines;
 }
+
+/** Said instead of the confirmation when the embedding endpoint is on this machine (the CLI's words). */
+export function localEgressSummary(e: { host: string; model: string; sources: readonly string[]; files: number; blocks: number; tokens: number }): string {
+  return `${e.files} file${e.files === 1 ? '' : 's'} (${e.blocks} blocks, about ${e.tokens.toLocaleString('en-US')} tokens at most) of ${e.sources.map((s) => `“${s}”`).join(', ')} will be embedded by ${e.model} at ${e.host}, on this machine: nothing leaves it, so nothing is asked.`;
+}

@@ -6,10 +6,9 @@ import { Redactor } from '../common/redact';
 import { type EvalRecord, saveEval } from '../eval/eval-store';
 import { runEval } from '../eval/eval-run';
 import { parseGoldset } from '../eval/goldset';
-import { ChatClient } from '../harness/model-client';
 import { activeBundle, freezeBundle } from '../harness/prompt-store';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
-import { type AskContext, questionLanguage, runBase } from './ask';
+import { type AskContext, chatFor, questionLanguage, runBase, withBudgets } from './ask';
 import { queryEmbedding } from './query-embedding';
 import { runTraced } from './traced-run';
 
@@ -38,7 +37,7 @@ export async function evaluateGoldset(ctx: AskContext, file: string, o: EvalOpti
   if (!handle) throw new DocQaError('collection_unavailable', `no snapshot is active; build one with ${ctx.words.buildCommand}`);
   try {
     const [chatKey, embeddingKey] = await Promise.all([ctx.keys.chat(), ctx.keys.embedding()]);
-    const model = ctx.model ?? new ChatClient(ctx.settings.chat, chatKey ?? '');
+    const chat = await chatFor(ctx, chatKey, { signal: o.signal });
     const redactor = new Redactor([chatKey, embeddingKey]);
     const embedQuery = queryEmbedding(handle.snapshot, ctx.settings, embeddingKey, ctx.words, false);
     const record = await runEval({
@@ -56,13 +55,14 @@ export async function evaluateGoldset(ctx: AskContext, file: string, o: EvalOpti
         const tools: string[] = [];
         const run = await runTraced({
           ...runBase(ctx),
+          settings: withBudgets(ctx.settings, chat.budgets),
+          contextWindow: chat.window,
           question: c.question,
           snapshot: handle.snapshot,
           embedQuery,
-          model,
+          model: chat.model,
           bundle,
           lang,
-          mode: ctx.settings.trace.mode,
           keepTraces: Math.max(ctx.settings.trace.keep, cases.length * o.repeat),
           redactor,
           signal: o.signal,

@@ -34,13 +34,16 @@ export interface ReplayReport {
 export async function replayToolCalls(trace: LoadedTrace, snapshot: LoadedSnapshot, embedQuery?: QueryEmbedder): Promise<ReplayReport> {
   const calls = trace.spans.filter((s) => s.kind === 'tool_call').sort((a, b) => a.start_ms - b.start_ms || (a.span_id < b.span_id ? -1 : 1));
   const out: ReplayedCall[] = [];
+  // A scoped question's calls ran inside its scope (ToolContext.scope): replayed inside it too.
+  const scopeIds = trace.spans.find((s) => s.kind === 'request')?.attributes.scope_doc_ids;
+  const scope = Array.isArray(scopeIds) ? scopeIds.map(String) : undefined;
   for (const span of calls) {
     const a = span.attributes;
     const tool = String(a.tool);
     if (!(TOOL_NAMES as readonly string[]).includes(tool)) continue;
     const recordedRefs = Array.isArray(a.refs) ? a.refs.map(String) : [];
     // No retry here: the embedding client retries a transient failure itself (the retry policy).
-    const payload = await runTool(tool as ToolName, a.input, { snapshot, embedQuery });
+    const payload = await runTool(tool as ToolName, a.input, { snapshot, embedQuery, scope });
     const items = ((payload.blocks ?? payload.hits) as Array<{ ref: string }> | undefined) ?? [];
     const refs = items.map((b) => b.ref);
     const hash = payloadHash(payload);

@@ -1,31 +1,26 @@
 import { z } from 'zod';
 import { ENV_SETTING_NAMES, type Provider, type SettingNames } from '../common/provider-failure';
-import { Budgets } from '../harness/budget';
 import { ChatConfig } from '../harness/model-client';
+import { RunLimits } from '../harness/run-limits';
 import { EmbeddingConfig } from '../index/embed/embedding-client';
 import { IngestOptions } from '../index/model';
-import { TraceMode } from '../trace/trace-model';
+import { groupShape } from './settings-table/setting';
+import { SETTINGS } from './settings-table/table';
 
 /**
  * Everything a host configures, in one schema: the CLI builds it from DOCQA_* variables, the extension
- * from its settings. Keys are not settings: they come from the host's key provider, at request time.
+ * from its settings, both through the settings table (settings-table/table.ts). The components' groups
+ * (chat, embedding, ingest, the loop's budgets and thresholds) are their own schemas, with their
+ * defaults; the rest of the run, trace and retention groups are the table's rows. Keys are not
+ * settings: they come from the host's key provider, at request time.
  */
 export const AppSettings = z.object({
-  chat: ChatConfig.default(ChatConfig.parse({})),
+  chat: ChatConfig.prefault({}),
   embedding: EmbeddingConfig.default({ provider: 'none' }),
-  ingest: IngestOptions.default(IngestOptions.parse({})),
-  run: z
-    .object({
-      budgets: Budgets.default(Budgets.parse({})),
-      thresholds: z.object({ no_gain: z.number().int().min(1).default(2), violations: z.number().int().min(1).default(2) }).default({ no_gain: 2, violations: 2 }),
-      /** Longest question accepted, in characters. */
-      max_question_chars: z.number().int().min(1).default(4000),
-      /** Bound on a follow-up's earlier questions and answers in its prompts (the most recent that fit go in; 0: none). */
-      max_conversation_tokens: z.number().int().min(0).default(2000),
-    })
-    .default({ budgets: Budgets.parse({}), thresholds: { no_gain: 2, violations: 2 }, max_question_chars: 4000, max_conversation_tokens: 2000 }),
-  trace: z.object({ mode: TraceMode.default('metadata'), keep: z.number().int().min(1).default(500) }).default({ mode: 'metadata', keep: 500 }),
-  retention: z.object({ keep: z.number().int().min(0).default(5), keep_days: z.number().min(0).nullable().default(null) }).default({ keep: 5, keep_days: null }),
+  ingest: IngestOptions.prefault({}),
+  run: RunLimits.extend(groupShape(SETTINGS, 'run')).prefault({}),
+  trace: z.object(groupShape(SETTINGS, 'trace')).prefault({}),
+  retention: z.object(groupShape(SETTINGS, 'retention')).prefault({}),
 });
 export type AppSettings = z.infer<typeof AppSettings>;
 
@@ -43,6 +38,8 @@ export interface HostWords {
   keywordOnly: string;
   /** How the person adds a folder as a source. */
   addSourceCommand: string;
+  /** How the person picks a model from the server's list. */
+  pickModelCommand: string;
 }
 
 export const CLI_WORDS: HostWords = {
@@ -50,6 +47,7 @@ export const CLI_WORDS: HostWords = {
   buildCommand: '`docqa index`',
   keywordOnly: 'DOCQA_EMBEDDING_PROVIDER=none',
   addSourceCommand: '`docqa sources add`',
+  pickModelCommand: '`docqa models`',
 };
 
 /** The keys, asked for when a request needs them (never stored by the application layer). */

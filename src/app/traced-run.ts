@@ -1,43 +1,49 @@
 import type { DataDir } from '../common/data-dir';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
 import { type AgentEvent, type AgentOptions, type AgentResult, type ChatModel, runAgent } from '../harness/agent-loop';
-import type { Budgets } from '../harness/budget';
-import type { ChatConfig } from '../harness/model-client';
 import type { PromptBundle } from '../harness/prompt-bundle';
 import { type EarlierTurn, conversationContext } from '../harness/conversation-context';
 import { TOOLS } from '../tools/registry';
 import type { QueryEmbedder, ToolName } from '../tools/tool';
 import type { Redactor } from '../common/redact';
+import type { ContextWindow } from '../common/served-window';
+import type { RunScope } from '../harness/run-scope';
 import { buildRunManifest } from './run-manifest';
 import type { RunManifest, TraceMode } from '../trace/trace-model';
 import { newRunId, pruneTraces } from '../trace/trace-store';
 import { type TraceOutcome, TraceWriter, type TraceWriterOptions } from '../trace/trace-writer';
 import { Tracer } from '../trace/tracer';
+import type { AppSettings } from './settings';
 
 export interface TracedRunOptions {
   dir: DataDir;
   question: string;
   snapshot: LoadedSnapshot;
   model: ChatModel;
-  chat: ChatConfig;
+  /**
+   * The host's settings, as one value: the chat model's (for the manifest), the run's limits (the loop's
+   * budgets and thresholds, the bound on the conversation's section in the prompts), and the trace's.
+   */
+  settings: Pick<AppSettings, 'chat' | 'run' | 'trace'>;
   bundle: PromptBundle;
-  budgets: Budgets;
-  thresholds: { noGain: number; violations: number };
+  /** A chat model served locally: the window `settings.run.budgets.max_context_tokens` was derived from. */
+  contextWindow?: ContextWindow | null;
   /** A follow-up's earlier turns (question and released answer), oldest first; none for a first question. */
   conversation?: readonly EarlierTurn[];
-  /** The bound on their section in the prompts: the most recent turns that fit go in. */
-  maxConversationTokens: number;
   /** The answer's language (default: the bundle's). */
   lang?: 'zh' | 'en';
   appVersion: string;
-  mode: TraceMode;
+  /** What the trace records (default: the settings' trace mode). */
+  mode?: TraceMode;
   redactor: Redactor;
   embedQuery?: QueryEmbedder;
   tools?: ReadonlyArray<ToolName>;
+  /** The documents the question is limited to (none: the whole snapshot). */
+  scope?: RunScope;
   signal?: AbortSignal;
   onEvent?: (e: AgentEvent) => void;
   writer?: Partial<TraceWriterOptions>;
-  /** Traces kept in the data directory after this one is written (oldest deleted first). */
+  /** Traces kept in the data directory after this one is written, oldest deleted first (default: the settings'). */
   keepTraces?: number;
   /** How the host names its settings (advice in provider errors). */
   settingNames?: AgentOptions['settingNames'];
@@ -70,11 +76,13 @@ export interface TracedRun {
 export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
   const run_id = newRunId();
   const tools = o.tools ?? TOOLS.map((t) => t.name);
-  const manifest = buildRunManifest({ appVersion: o.appVersion, bundle: o.bundle, tools, chat: o.chat, snapshot: o.snapshot.manifest, budgets: o.budgets, thresholds: o.thresholds, maxConversationTokens: o.maxConversationTokens });
-  const conversation = conversationContext(o.bundle.conversation, o.conversation ?? [], o.maxConversationTokens);
+  const { run } = o.settings;
+  const mode = o.mode ?? o.settings.trace.mode;
+  const manifest = buildRunManifest({ appVersion: o.appVersion, bundle: o.bundle, tools, snapshot: o.snapshot.manifest, settings: o.settings, contextWindow: o.contextWindow });
+  const conversation = conversationContext(o.bundle.conversation, o.conversation ?? [], run.max_conversation_tokens);
   const use: ConversationUse = { turns: conversation.turns, dropped: conversation.dropped, tokens: conversation.tokens };
   const writer = new TraceWriter(run_id, o.dir.traceDir(run_id), o.redactor, o.writer);
-  const tracer = new Tracer(o.mode, writer);
+  const tracer = new Tracer(mode, writer);
   const started_at = new Date().toISOString();
   o.onRunId?.(run_id, use);
   const result = await runAgent({
@@ -84,10 +92,11 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
     model: o.model,
     bundle: o.bundle,
     conversation,
-    budgets: o.budgets,
-    thresholds: o.thresholds,
+    run,
+    contextWindow: o.contextWindow ?? undefined,
     lang: o.lang,
     tools,
+    scope: o.scope,
     signal: o.signal,
     onEvent: o.onEvent,
     tracer,
@@ -95,7 +104,7 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
   });
   const closing = writer.close({
     trace_id: tracer.traceId,
-    mode: o.mode,
+    mode,
     started_at,
     question: o.question,
     conversation: use,
@@ -105,7 +114,7 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
     counts: result.counts,
     tokens: result.tokens,
   });
-  const keep = o.keepTraces;
-  const trace = keep === undefined ? closing : closing.then(async (outcome) => (await pruneTraces(o.dir, keep), outcome));
+  const keep = o.keepTraces ?? o.settings.trace.keep;
+  const trace = closing.then(async (outcome) => (await pruneTraces(o.dir, keep), outcome));
   return { run_id, manifest, result, conversation: use, trace };
 }

@@ -1,12 +1,16 @@
 import type { Command } from 'commander';
 import { DocQaError, UsageError } from '../common/errors';
 import { findTool } from '../tools/registry';
+import { toolsHelp } from '../tools/tool-help';
 import { TOOL_NAMES, type ToolName } from '../tools/tool';
 import type { TraceMode } from '../trace/trace-model';
 import type { TraceOutcome } from '../trace/trace-writer';
-import type { CliIo } from './main';
+import type { CliIo } from './cli-io';
 import type { CommandContext } from './command-context';
+import type { AskEvent } from '../app/ask-event';
+import type { ConversationAskEvent } from '../app/conversations/ask-in-conversation';
 import { cliWorkspace } from './chat-commands';
+import { budgetLine, loadingLine } from './local-model-words';
 
 function warnPartial(io: CliIo, trace: TraceOutcome): void {
   if (trace.partial) io.stderr(`docqa: warning: the trace of ${trace.run_id} is partial (${trace.records_dropped} records lost${trace.writer_error ? `: ${trace.writer_error}` : ''}); the answer is unaffected\n`);
@@ -16,11 +20,12 @@ export function registerAskCommands(program: Command, { io, json, app }: Command
   program
     .command('tool')
     .description(`run one retrieval tool and print its payload as JSON (${TOOL_NAMES.join(', ')})`)
-    .argument('<name>')
-    .argument('[json]', 'the tool input as a JSON object', '{}')
+    .argument('<name>', 'one of the tools below')
+    .argument('[json]', 'the tool input as a JSON object (its fields below)', '{}')
     .option('--snapshot <id>', 'read this snapshot instead of the active one')
+    .addHelpText('after', toolsHelp)
     .action(async (name: string, raw: string, o: { snapshot?: string }) => {
-      if (!findTool(name)) throw new UsageError(`unknown tool ${name}; tools: ${TOOL_NAMES.join(', ')}`);
+      if (!findTool(name)) throw new UsageError(`unknown tool ${name}; tools: ${TOOL_NAMES.join(', ')} (docqa tool --help lists their input fields)`);
       let input: unknown;
       try {
         input = JSON.parse(raw);
@@ -52,10 +57,14 @@ export function registerAskCommands(program: Command, { io, json, app }: Command
       const req = { question, lang: o.lang as 'zh' | 'en' | undefined, prompt: o.prompt, trace: o.trace as TraceMode | undefined };
       let run;
       let turn: { conversation_id: string; turn_id: string } | null = null;
+      // Loading a local model can take a while: said on stderr as it starts (JSON output stays on stdout).
+      const onEvent = (e: AskEvent | ConversationAskEvent) => {
+        if (e.type === 'model_loading') io.stderr(`docqa: ${loadingLine(e)}\n`);
+      };
       try {
-        if (o.conversation === undefined) run = await a.ask(req, { signal: ac.signal });
+        if (o.conversation === undefined) run = await a.ask(req, { signal: ac.signal, onEvent });
         else {
-          const asked = await a.askInConversation({ ...req, workspace: cliWorkspace(o.workspace), conversation_id: o.conversation === 'new' ? null : o.conversation }, { signal: ac.signal });
+          const asked = await a.askInConversation({ ...req, workspace: cliWorkspace(o.workspace), conversation_id: o.conversation === 'new' ? null : o.conversation }, { signal: ac.signal, onEvent });
           run = asked.run;
           turn = { conversation_id: asked.conversation_id, turn_id: asked.turn.turn_id };
         }
@@ -76,6 +85,7 @@ export function registerAskCommands(program: Command, { io, json, app }: Command
           for (const c of result.citations) io.stdout(`  ${c.ref}  ${c.doc_title} — ${c.section_path} (${c.source_label})\n`);
         }
         io.stdout(`\n[${result.release.status}${result.release.reason ? ` ${result.release.reason}` : ''}] ${result.counts.tool_calls} tool calls, ${result.counts.model_calls} model calls, ${result.tokens.prompt + result.tokens.completion} chat tokens · trace ${run.run_id}\n`);
+        if (result.ledger.context_window) io.stdout(`${budgetLine(result.ledger.context_window, result.ledger.largest_context, result.ledger.max_context_tokens)}\n`);
         if (turn) io.stdout(`conversation ${turn.conversation_id} (turn ${turn.turn_id}${run.conversation.turns ? `, ${run.conversation.turns} earlier turn${run.conversation.turns === 1 ? '' : 's'} as context${run.conversation.dropped ? `, ${run.conversation.dropped} older left out` : ''}` : ''})\n`);
         warnPartial(io, await run.trace);
       }

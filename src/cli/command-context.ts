@@ -1,5 +1,5 @@
 import type { DocQaApp } from '../app/docqa-app';
-import type { CliIo } from './main';
+import type { CliIo } from './cli-io';
 import type { SettingsPart } from './cli-env';
 
 /** What every command group needs from the program: output, and the application layer over the data directory. */

@@ -1,9 +1,8 @@
+import { locationLabel } from '../index/location-label';
 import type { BlockLocation, Document, FailedDocument } from '../index/model';
 
 export function formatLocation(l: BlockLocation | null): string {
-  if (!l) return '';
-  if (l.kind === 'page') return `page ${l.page}`;
-  return l.line_start === l.line_end ? `line ${l.line_start}` : `lines ${l.line_start}-${l.line_end}`;
+  return l ? locationLabel(l) : '';
 }
 
 function oneLine(text: string, max: number): string {
@@ -30,6 +29,7 @@ export function formatDocument(d: Document, registered: boolean, showBlocks = tr
     d.path,
     `  doc_id:   ${d.doc_id}${registered ? '' : '  (not registered yet: `docqa sources scan` assigns ids to source files)'}`,
     `  title:    ${d.title}`,
+    ...(d.authors?.length ? [`  authors:  ${d.authors.join(', ')}`] : []),
     `  source:   ${d.source_label}`,
     `  format:   ${d.format}${d.encoding ? ` (${d.encoding})` : ''}${d.page_count ? `, ${d.page_count} pages` : ''}, ${d.byte_size} bytes`,
     `  lang:     ${d.lang}`,

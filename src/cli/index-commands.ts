@@ -1,6 +1,6 @@
 import { shown as printable } from './format';
 import type { Command } from 'commander';
-import { egressSummary } from '../app/egress-words';
+import { egressSummary, localEgressSummary } from '../app/egress-words';
 import { DocQaError, UsageError } from '../common/errors';
 import type { EgressPlan } from '../index/store/egress-consent';
 import type { CommandContext } from './command-context';
@@ -24,14 +24,20 @@ export function registerIndexCommands(program: Command, { io, json, app }: Comma
         io.stderr(`${egressSummary(plan).join('\n')}\n`);
         return io.confirm('Send them?');
       };
-      const job = await app(['ingest', 'embedding', 'retention']).startBuild({
-        onEvent: io.interactive
-          ? (e) => {
-              if (e.type !== 'build_progress') return;
-              const line = `${e.status.phase} ${e.status.done}/${e.status.total}`;
-              if (line !== shown) io.stderr(`\r\x1b[K${(shown = line)}`);
-            }
-          : undefined,
+      const a = app(['ingest', 'embedding', 'retention']);
+      const job = await a.startBuild({
+        onEvent: (e) => {
+          // Another embedding model than the active snapshot's re-embeds everything: the build's first word.
+          if (e.type === 'embedding_rebuild') io.stderr(`docqa: ${e.message}\n`);
+          if (e.type === 'egress_local') {
+            if (shown) io.stderr('\r\x1b[K');
+            io.stderr(`docqa: ${localEgressSummary(e)}\n`);
+            shown = '';
+          }
+          if (e.type !== 'build_progress' || !io.interactive) return;
+          const line = `${e.status.phase} ${e.status.done}/${e.status.total}`;
+          if (line !== shown) io.stderr(`\r\x1b[K${(shown = line)}`);
+        },
         confirmEgress,
       });
       const r = await job.done.catch((err: unknown) => {
@@ -56,6 +62,7 @@ export function registerIndexCommands(program: Command, { io, json, app }: Comma
         embedded_blocks: m.stats.embedded_blocks,
         cached_embeddings: m.stats.cached_embeddings,
         reused_documents: m.stats.reused_documents,
+        reparse_reason: m.reparse_reason,
         segments: m.segments.length,
         durations_ms: m.stats.durations_ms,
         error: m.error,
@@ -64,8 +71,9 @@ export function registerIndexCommands(program: Command, { io, json, app }: Comma
       else {
         io.stdout(`snapshot ${m.id}: ${m.state}${activated ? ' (active)' : ' (not activated)'}\n`);
         io.stdout(`  ${m.stats.documents} documents (${m.stats.reused_documents} unchanged), ${m.stats.blocks} blocks in ${m.segments.length} segment${m.segments.length === 1 ? '' : 's'}, ${m.failed_documents.length} failed\n`);
+        if (m.reparse_reason) io.stdout(`  parsed again: ${m.reparse_reason}\n`);
         io.stdout(m.embedding.provider === 'none' ? '  keyword-only: no embeddings (DOCQA_EMBEDDING_PROVIDER=none)\n' : `  embeddings: ${m.embedding.model} (${m.embedding.dimensions} dims), ${m.stats.embedded_blocks} embedded, ${m.stats.cached_embeddings} from cache, ${m.stats.embedding_tokens} tokens\n`);
-        for (const f of m.failed_documents) io.stdout(`  FAILED ${printable(f.path)}: ${f.stage}/${f.code} — ${f.message}\n`);
+        for (const f of m.failed_documents) io.stdout(`  ${f.pages ? 'PARTIAL' : 'FAILED'} ${printable(f.path)}: ${f.stage}/${f.code} — ${f.message}\n`);
         const d = m.stats.durations_ms;
         io.stdout(`  ingest ${d.ingest} ms, embed ${d.embed} ms, index ${d.index} ms, write ${d.write} ms\n`);
       }

@@ -6,23 +6,15 @@ import { registerAskCommands } from './ask-commands';
 import { registerChatCommands } from './chat-commands';
 import { registerDataCommands } from './data-commands';
 import { type SettingsPart, keysFromEnv, redactorFromEnv, resolveStore, settingsFromEnv } from './cli-env';
+import type { CliIo } from './cli-io';
 import type { CommandContext } from './command-context';
 import { registerEvalCommands } from './eval-commands';
 import { registerIndexCommands } from './index-commands';
+import { registerModelCommands } from './model-commands';
 import { registerPromptCommands } from './prompt-commands';
 import { registerSourceCommands } from './source-commands';
 import { registerTraceCommands } from './trace-commands';
 import pkg from '../../package.json';
-
-export interface CliIo {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-  env: NodeJS.ProcessEnv;
-  /** stderr is a terminal: long commands may show progress there (never in pipes or tests). */
-  interactive?: boolean;
-  /** Asks a yes/no question on the terminal; absent when stdin is not one (then nothing is asked). */
-  confirm?: (question: string) => Promise<boolean>;
-}
 
 async function askOnTerminal(question: string): Promise<boolean> {
   const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
@@ -55,6 +47,7 @@ function buildProgram(io: CliIo): Command {
   registerSourceCommands(program, ctx);
   registerIndexCommands(program, ctx);
   registerAskCommands(program, ctx);
+  registerModelCommands(program, ctx);
   registerChatCommands(program, ctx);
   registerTraceCommands(program, ctx);
   registerPromptCommands(program, ctx);

@@ -4,6 +4,8 @@ import { z } from 'zod';
 export type ParsedAction =
   | { kind: 'finish'; thought: string; answer: string; clarification: boolean }
   | { kind: 'tool'; thought: string; tool: string; envelope: ToolEnvelope }
+  /** A well-formed call of a tool the run does not offer: tool_unavailable (Appendix A.1), not a protocol error. */
+  | { kind: 'unavailable_tool'; thought: string; tool: string; envelope: ToolEnvelope }
   | { kind: 'protocol_error'; violation: ActionViolation; message: string };
 
 export const ACTION_VIOLATIONS = [
@@ -12,7 +14,6 @@ export const ACTION_VIOLATIONS = [
   'fabricated_observation',
   'bad_json',
   'not_object',
-  'unknown_tool',
   'bad_envelope',
   'text_after_action',
   'unclosed_finish',
@@ -160,8 +161,8 @@ function parseFinish(thought: string, body: string): ParsedAction {
   return { kind: 'finish', thought, answer: text, clarification: Boolean(marker) };
 }
 
+/** A tool call in any of its written shapes; a name outside the whitelist is read as well, and said to be unavailable. */
 function parseTool(thought: string, name: string, after: string, whitelist: ReadonlyArray<string>): ParsedAction {
-  if (!whitelist.includes(name)) return error('unknown_tool', `unknown tool ${name}; available: ${whitelist.join(', ')}, or Finish`);
   // The argument: `[{…}]`, the same with the JSON in a fence, or the JSON alone in a fence after the name.
   let rest = after;
   let bracketed = false;
@@ -197,6 +198,7 @@ function parseTool(thought: string, name: string, after: string, whitelist: Read
     const hint = bare ? `; the tool's fields go inside "input": ${name}[${JSON.stringify({ input: json })}]` : '';
     return error('bad_envelope', `the ${name} Action must be {"input": {…}, "previous_observation"?: {"tool_call_id", "information_gain"}}: ${issue.path.join('.') || 'envelope'}: ${issue.message}${hint}`);
   }
+  if (!whitelist.includes(name)) return { kind: 'unavailable_tool', thought, tool: name, envelope: envelope.data };
   return { kind: 'tool', thought, tool: name, envelope: envelope.data };
 }
 

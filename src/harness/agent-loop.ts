@@ -1,23 +1,25 @@
 import { DocQaError } from '../common/errors';
+import type { ContextWindow } from '../common/served-window';
 import { countTokens } from '../common/tokenizer';
 import { TOOLS } from '../tools/registry';
 import type { Attributes } from '../trace/trace-model';
 import { NULL_SINK, type Span, Tracer } from '../trace/tracer';
 import { parseAction } from './action-parser';
 import type { AgentEvent, AgentResult } from './agent-result';
-import { decideFinal, decideTurn } from './budget';
+import { decideFinal, decideTurn, retryRoom } from './budget';
 import type { AgentOptions, Loop } from './loop-context';
 import type { ChatMessage } from './model-client';
 import { callModel } from './model-turn';
-import { factLines } from './progress-snapshot';
 import { ProgressTracker, type StopReason } from './progress-tracker';
+import { questionLanguage } from './question-language';
 import { renderPrompt, renderTemplate } from './prompt-bundle';
 import { collectionStatusText, toolsPromptText } from './prompt-sections';
 import { NO_CONVERSATION } from './conversation-context';
-import { finishRun, giveUp, modelFailed, releaseRun } from './release';
+import { clarify, finishRun, giveUp, modelFailed, releaseRun } from './release';
 import { modelTurnEntry } from './history-entry';
 import { gateRequest, observeHarness } from './request-gate';
 import { RunState } from './run-state';
+import { narrowAction } from './run-scope';
 import { runToolStep } from './tool-step';
 
 export type { AgentOptions, ChatModel } from './loop-context';
@@ -39,19 +41,21 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
   const tracer = o.tracer ?? new Tracer('metadata', NULL_SINK);
   const state = new RunState();
   const conversation = o.conversation ?? NO_CONVERSATION;
-  const staticValues = { tools: toolsPromptText(whitelist), collection_status: collectionStatusText(o.snapshot), question: o.question, conversation: conversation.text };
+  const staticValues = { tools: toolsPromptText(whitelist), collection_status: collectionStatusText(o.snapshot, o.scope), question: o.question, conversation: conversation.text };
   const frames = new Map<boolean, number>();
-  const root = tracer.start('request', 'request', null, { snapshot_id: o.snapshot.manifest.id, prompt_bundle: o.bundle.id, tools: [...whitelist], conversation_turns: conversation.turns, conversation_turns_dropped: conversation.dropped, conversation_tokens: conversation.tokens });
+  const root = tracer.start('request', 'request', null, { snapshot_id: o.snapshot.manifest.id, prompt_bundle: o.bundle.id, tools: [...whitelist], conversation_turns: conversation.turns, conversation_turns_dropped: conversation.dropped, conversation_tokens: conversation.tokens, ...(o.scope ? { scope_doc_ids: [...o.scope.doc_ids] } : {}) });
+  if (o.contextWindow) windowSpan(tracer, root, o.contextWindow, o.run.budgets);
   const loop: Loop = {
     o,
     state,
-    tracker: new ProgressTracker({ noGainThreshold: o.thresholds?.noGain ?? 2, violationThreshold: o.thresholds?.violations ?? 2 }),
+    tracker: new ProgressTracker(o.run.thresholds),
     tracer,
     root,
     whitelist,
     lang: o.lang ?? o.bundle.language,
+    answerLang: questionLanguage(o.question),
     emit: (e: AgentEvent) => o.onEvent?.(e),
-    ledger: () => o.onEvent?.({ type: 'ledger', ledger: state.ledger(o.budgets) }),
+    ledger: () => o.onEvent?.({ type: 'ledger', ledger: state.ledger(o.run.budgets, o.contextWindow) }),
     // The prompt around the history (the conversation section included) is counted once per run and
     // kind; each history entry once, when added.
     frameTokens: () => {
@@ -66,7 +70,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
   let stopReason: StopReason | null = null;
   let turn: Span | null = null;
   const budgetSpan = (name: string, attrs: Record<string, string | number | boolean | null>, failed: boolean) =>
-    tracer.start('budget_decision', name, root, { check: 'before_model_call', used_request_tokens: state.used, reserve: o.budgets.finalization_reserve_tokens, max_context_tokens: o.budgets.max_context_tokens, max_request_tokens: o.budgets.max_request_tokens, ...attrs }).end(failed ? 'error' : 'ok');
+    tracer.start('budget_decision', name, root, { check: 'before_model_call', used_request_tokens: state.used, reserve: o.run.budgets.finalization_reserve_tokens, max_context_tokens: o.run.budgets.max_context_tokens, max_request_tokens: o.run.budgets.max_request_tokens, ...attrs }).end(failed ? 'error' : 'ok');
 
   try {
     for (;;) {
@@ -76,7 +80,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
       const context = loop.frameTokens() + state.historyTokens;
       let cap: number;
       if (!state.finalRound) {
-        const d = state.requestBudgetSpent ? ({ kind: 'final_round' } as const) : decideTurn(o.budgets, { used: state.used, context });
+        const d = state.requestBudgetSpent ? ({ kind: 'final_round' } as const) : decideTurn(o.run.budgets, { used: state.used, context });
         if (d.kind === 'stop') {
           stopReason = 'BUDGET_LIMIT_REACHED';
           budgetSpan('context budget', { context_tokens: context, decision: 'stop', reason: d.reason }, true);
@@ -93,15 +97,15 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
           state.finalRound = true;
           continue;
         }
-        cap = d.max_output_tokens;
+        cap = windowCap(o, d.max_output_tokens, context);
       } else {
-        const d = decideFinal(o.budgets, { used: state.used, context });
+        const d = decideFinal(o.run.budgets, { used: state.used, context });
         if (d.kind === 'stop') {
           // Even the final round does not fit: no answer is invented.
           budgetSpan('final round', { context_tokens: context, decision: 'stop', reason: d.reason }, true);
           return giveUp(loop, d.reason === 'context_budget_exceeded' ? 'CONTEXT_BUDGET_EXCEEDED' : 'REQUEST_BUDGET_EXCEEDED', stopReason);
         }
-        cap = d.max_output_tokens;
+        cap = windowCap(o, d.max_output_tokens, context);
       }
 
       state.counts.agent_turns++;
@@ -113,36 +117,34 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
         { role: 'user', content: o.question },
       ];
       const retryCap = () => {
-        const d = state.finalRound ? decideFinal(o.budgets, { used: state.used, context }) : decideTurn(o.budgets, { used: state.used, context });
-        return d.kind === 'stop' || d.kind === 'final_round' ? null : d.max_output_tokens;
+        const r = retryRoom(o.run.budgets, { used: state.used, context }, state.finalRound);
+        return r.kind === 'retry' ? { ...r, max_output_tokens: windowCap(o, r.max_output_tokens, context) } : r;
       };
       const called = await callModel(loop, turn, messages, context, retryCap, cap);
       if (called.kind === 'failed') {
         turn.end('error');
         turn = null;
-        return modelFailed(loop, called.error, called.attempts, called.retry_refused);
+        return modelFailed(loop, called.error, called.attempts, called.retry_refused, stopReason);
       }
       const reply = called.reply;
       const text = reply.content.trim();
       state.addHistory(modelTurnEntry(text));
 
-      const action = parseAction(text, whitelist);
+      const action = narrowAction(parseAction(text, whitelist), o.scope);
       turn.set({ action: action.kind === 'protocol_error' ? 'protocol_error' : action.kind === 'finish' ? (action.clarification ? 'clarify' : 'finish') : action.tool, ...(action.kind === 'protocol_error' ? { violation: action.violation } : {}) });
       if (action.kind === 'finish') {
         turn.end();
         turn = null;
         if (!action.clarification) return finishRun(loop, action.answer, stopReason);
-        // A request for missing context is a legal end, with or without tool calls: the user is asked,
-        // and whatever was verified on the way is listed, never dressed up as an answer.
-        const checked = state.facts.length ? `\n\n${factLines(state.progress(stopReason), loop.lang).join('\n')}` : '';
-        return releaseRun(loop, { status: 'FALLBACK', reason: 'MISSING_REQUIRED_CONTEXT', detail: 'The question needs information only the user has; the answer asks for it.', failure: null }, `${action.answer}${checked}`, stopReason);
+        return clarify(loop, action.answer, stopReason);
       }
       if (state.finalRound) {
         // The final round offers no tools: anything but a Finish ends the run, deterministically.
-        const reason = action.kind === 'tool' ? 'TOOL_REQUESTED_IN_FINAL_ROUND' : 'PROTOCOL_ERROR_IN_FINAL_ROUND';
+        const tool = action.kind === 'protocol_error' ? null : action.tool;
+        const reason = tool ? 'TOOL_REQUESTED_IN_FINAL_ROUND' : 'PROTOCOL_ERROR_IN_FINAL_ROUND';
         state.counts.rejected_requests++;
-        tracer.start('rejected_request', `rejected ${action.kind === 'tool' ? action.tool : 'action'}`, turn, { tool: action.kind === 'tool' ? action.tool : null, reason: reason.toLowerCase() }).end('error');
-        loop.emit({ type: 'request_rejected', tool: action.kind === 'tool' ? action.tool : null, reason: reason.toLowerCase(), message: 'the final round offers no tools' });
+        tracer.start('rejected_request', `rejected ${tool ?? 'action'}`, turn, { tool, reason: reason.toLowerCase() }).end('error');
+        loop.emit({ type: 'request_rejected', tool, reason: reason.toLowerCase(), message: 'the final round offers no tools' });
         return giveUp(loop, reason, stopReason);
       }
       const gate = gateRequest(loop, turn, action, reply.reasoning);
@@ -168,3 +170,32 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
     turn?.end();
   }
 }
+
+/**
+ * A served window holds the prompt and the answer together: a call's output is capped so that both fit
+ * the context budget derived from it (without a served window, the budget bounds the prompt only).
+ */
+function windowCap(o: AgentOptions, cap: number, context: number): number {
+  return o.contextWindow ? Math.max(1, Math.min(cap, o.run.budgets.max_context_tokens - context)) : cap;
+}
+
+/** The run's first budget decision when the chat model is served locally: the window, and the context budget taken from it. */
+function windowSpan(tracer: Tracer, root: Span, w: ContextWindow, b: AgentOptions['run']['budgets']): void {
+  tracer
+    .start('budget_decision', 'context window', root, {
+      check: 'served_window',
+      server: w.server,
+      model: w.model,
+      configured_context_tokens: w.configured,
+      served_window: w.served,
+      window_source: w.source,
+      model_max: w.model_max,
+      server_default_window: w.server_default,
+      max_context_tokens: b.max_context_tokens,
+      reserve: b.finalization_reserve_tokens,
+      decision: w.lowered ? 'lowered' : 'kept',
+      reason: w.reason,
+    })
+    .end();
+}
+

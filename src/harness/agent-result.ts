@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ProviderFailure } from '../common/provider-failure';
+import { ContextWindow } from '../common/served-window';
 import { ProgressSnapshot } from './progress-snapshot';
 import { StepOutcome, StepScope } from './step-words';
 
@@ -48,6 +49,8 @@ export const Ledger = z.object({
   embedding_tokens: z.number().int(),
   /** Some count is ours, not the provider's (it sent no usage). */
   estimated: z.boolean(),
+  /** A chat model served locally: why max_context_tokens is what it is (absent otherwise). */
+  context_window: ContextWindow.optional(),
 });
 export type Ledger = z.infer<typeof Ledger>;
 

@@ -71,3 +71,25 @@ export function admit(budgets: Budgets, current: { context_tokens: number; used_
   }
   return { admitted: true, context_tokens: next };
 }
+
+/** Whether a failed model call may be tried again: the retry's output cap, or why the budget refuses it, in words. */
+export type RetryRoom = { kind: 'retry'; max_output_tokens: number } | { kind: 'refused'; reason: 'context_budget_exceeded' | 'request_budget_exceeded'; words: string };
+
+/**
+ * The room for a retry of the call just failed (quality seed §1.3: a transient failure is retried once,
+ * and retries have no budget of their own). `used` includes what the failed attempt cost — nothing for a
+ * refusal such as a 429, its prompt and what streamed for a cut stream — so the retry is asked exactly
+ * what the call itself was asked: an ordinary turn must still leave the reserve, the final round only
+ * needs its prompt and one token. The refusal says which budget and by how much.
+ */
+export function retryRoom(b: Budgets, s: Spend, finalRound: boolean): RetryRoom {
+  const d = finalRound ? decideFinal(b, s) : decideTurn(b, s);
+  if (d.kind === 'turn' || (finalRound && d.kind === 'final_round')) return { kind: 'retry', max_output_tokens: (d as { max_output_tokens: number }).max_output_tokens };
+  const left = Math.max(0, b.max_request_tokens - s.used);
+  const tokens = (n: number) => `${n} token${n === 1 ? '' : 's'}`;
+  if (d.kind === 'stop' && d.reason === 'context_budget_exceeded') {
+    return { kind: 'refused', reason: 'context_budget_exceeded', words: `the call's prompt (${tokens(s.context)}) and the reserve for the answer (${tokens(b.finalization_reserve_tokens)}) do not fit the context budget (max_context_tokens ${b.max_context_tokens})` };
+  }
+  const needs = finalRound ? `the call's prompt alone is ${tokens(s.context)}` : `another turn needs its prompt (${tokens(s.context)}) and the reserve for the final answer (${tokens(b.finalization_reserve_tokens)})`;
+  return { kind: 'refused', reason: 'request_budget_exceeded', words: `after this attempt the request budget (max_request_tokens ${b.max_request_tokens}) has ${tokens(left)} left, and ${needs}` };
+}

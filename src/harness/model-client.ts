@@ -4,6 +4,7 @@ import { type FailureKind, type ProviderFailure, ProviderEndpoint, bodyErrorKind
 import { DocQaError } from '../common/errors';
 import { AbortScope } from '../common/abort-scope';
 import { RetryPolicy, retryAfterMs } from '../common/retry-policy';
+import { ThinkSplitter } from './think-split';
 
 export const DEFAULT_CHAT_BASE_URL = 'https://api.deepseek.com';
 export const DEFAULT_CHAT_MODEL = 'deepseek-v4-flash';
@@ -39,8 +40,9 @@ export const ChatUsage = z.object({
 export type ChatUsage = z.infer<typeof ChatUsage>;
 
 export interface ChatResult {
+  /** The turn, without any `<think>…</think>` reasoning a local model wrote into it. */
   content: string;
-  /** Reasoning text (thinking mode): for the trace only, never sent back into the history. */
+  /** Reasoning text (thinking mode's `reasoning_content`, and `<think>` text from the content): for the trace only, never sent back into the history. */
   reasoning: string;
   finish_reason: string;
   usage: ChatUsage | null;
@@ -93,7 +95,8 @@ export class ChatError extends DocQaError {
   }
 }
 
-function chatError(where: ProviderEndpoint, kind: ChatErrorKind, message: string, retryable: boolean, status: number | null = null, network: string | null = null, said: string | null = null, streamed: StreamedPart | null = null, retryAfter: number | null = null): ChatError {
+/** A ChatError with its failure in words (shared with the other chat clients, e.g. Ollama's own API). */
+export function chatError(where: ProviderEndpoint, kind: ChatErrorKind, message: string, retryable: boolean, status: number | null = null, network: string | null = null, said: string | null = null, streamed: StreamedPart | null = null, retryAfter: number | null = null): ChatError {
   return new ChatError(kind, where.redact(message), retryable, status, where.failure(FAILURE_KIND[kind], retryable, status, network, said), streamed, retryAfter);
 }
 
@@ -189,6 +192,8 @@ export class ChatClient {
     const signal = scope.signal;
     let content = '';
     let reasoning = '';
+    // Reasoning written inside the content as <think>…</think> (local reasoning models) is taken out as it streams.
+    const think = new ThinkSplitter();
     let finish: string | null = null;
     let usage: ChatUsage | null = null;
     let model: string | null = null;
@@ -222,7 +227,8 @@ export class ChatClient {
         if (delta.reasoning_content) reasoning += delta.reasoning_content;
         if (delta.content) {
           content += delta.content;
-          opts.onDelta?.(delta.content);
+          const text = think.push(delta.content);
+          if (text) opts.onDelta?.(text);
         }
         if (choice.finish_reason) finish = choice.finish_reason;
       }
@@ -241,6 +247,9 @@ export class ChatClient {
     if (opts.signal?.aborted) throw opts.signal.reason;
     if (why) throw chatError(where, why === 'total' ? 'total_timeout' : 'idle_timeout', `the model stream was cut by the ${why} deadline`, true, null, null, null, streamed());
     if (finish === null) throw chatError(where, 'truncated', `the model stream ended without a finish reason after ${content.length} characters`, true, null, null, null, streamed());
+    const split = think.finish();
+    content = split.content;
+    if (split.reasoning) reasoning = reasoning ? `${reasoning}\n\n${split.reasoning}` : split.reasoning;
     // Nothing at all, yet a normal finish: a glitch of the service (an answer cut by max_tokens, or one
     // written only in the reasoning, is the harness's to handle and stays a reply).
     if (!content.trim() && !reasoning.trim() && finish !== 'length') throw chatError(where, 'empty_answer', `the model finished (${finish}) without writing anything`, true, null, null, null, streamed());

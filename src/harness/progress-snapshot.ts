@@ -52,6 +52,11 @@ export function factLines(p: ProgressSnapshot, lang: Lang): string[] {
   return p.facts.map((f) => `- ${describeScope(f.scope, lang)}${lang === 'zh' ? '：' : ': '}${describeOutcome(f.scope.tool, f.outcome, lang)}`);
 }
 
+/** "Checked in this run:" and the checked facts, one per line. */
+export function checkedLines(p: ProgressSnapshot, lang: Lang): string[] {
+  return [lang === 'zh' ? '本次已核查：' : 'Checked in this run:', ...factLines(p, lang)];
+}
+
 /** The FALLBACK answer: what was checked, the sources consulted, what could not be checked, why it stopped. */
 export function renderFallback(p: ProgressSnapshot, lang: Lang): string {
   const out: string[] = [];

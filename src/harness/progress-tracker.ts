@@ -1,4 +1,5 @@
 import { InformationGain } from './action-parser';
+import { Thresholds } from './run-limits';
 
 export type StopReason = 'INFORMATION_SATURATED' | 'BUDGET_LIMIT_REACHED' | 'PROGRESS_PROTOCOL_VIOLATED';
 export type CollectionState = 'COLLECTING' | 'SATURATED';
@@ -13,15 +14,10 @@ export type RequestDecision =
   | { kind: 'reject_duplicate' }
   /** The tool failed for a technical reason earlier in the run and is not offered again. */
   | { kind: 'reject_unavailable' }
+  /** The tool is not in the run's whitelist. */
+  | { kind: 'reject_unlisted' }
   | { kind: 'stop_required'; reason: StopReason }
   | { kind: 'terminate'; reason: StopReason };
-
-export interface TrackerOptions {
-  /** Consecutive NO_GAIN that saturate collection (default 2). */
-  noGainThreshold: number;
-  /** Consecutive progress-protocol violations that saturate collection (default 2). */
-  violationThreshold: number;
-}
 
 /**
  * The information-gain state of one request (second seed §5–§9): completed scopes and calls, the call
@@ -39,10 +35,11 @@ export class ProgressTracker {
   rejectedRequests = 0;
   readonly completedScopes = new Set<string>();
   readonly evaluatedCalls = new Set<string>();
-  private readonly options: TrackerOptions;
+  private readonly thresholds: Thresholds;
 
-  constructor(options: Partial<TrackerOptions> = {}) {
-    this.options = { noGainThreshold: options.noGainThreshold ?? 2, violationThreshold: options.violationThreshold ?? 2 };
+  /** Consecutive NO_GAIN (`no_gain`) or protocol violations (`violations`) that saturate collection; the defaults are Thresholds'. */
+  constructor(thresholds: Partial<Thresholds> = {}) {
+    this.thresholds = Thresholds.parse(thresholds);
   }
 
   /**
@@ -56,7 +53,7 @@ export class ProgressTracker {
     if (violation) {
       this.rejectedRequests++;
       this.consecutiveViolations++;
-      if (this.consecutiveViolations >= this.options.violationThreshold) {
+      if (this.consecutiveViolations >= this.thresholds.violations) {
         this.saturate('PROGRESS_PROTOCOL_VIOLATED');
         return this.stopOrTerminate();
       }
@@ -86,7 +83,7 @@ export class ProgressTracker {
     if (this.isSaturated()) return this.stopOrTerminate();
     this.rejectedRequests++;
     this.consecutiveViolations++;
-    if (this.consecutiveViolations >= this.options.violationThreshold) {
+    if (this.consecutiveViolations >= this.thresholds.violations) {
       this.saturate('PROGRESS_PROTOCOL_VIOLATED');
       return this.stopOrTerminate();
     }
@@ -107,6 +104,33 @@ export class ProgressTracker {
   /** A tool call that failed for a technical reason: it ran (its scope is done) but gives no information gain either way (seed: 不产生). */
   recordFailure(scope: string): void {
     this.completedScopes.add(scope);
+  }
+
+  /**
+   * A tool call that returned a business error (scope_not_found, invalid_argument): its scope is done (the
+   * same request would fail the same way) but it is no NO_GAIN: the model corrects it (quality seed §1.3),
+   * and nothing awaits its rating.
+   */
+  recordBusinessError(scope: string): void {
+    this.completedScopes.add(scope);
+  }
+
+  /**
+   * A request for a tool outside the run's whitelist (Appendix A.1: tool_unavailable). Not a
+   * progress-protocol violation and no information either way; only the same request again is a
+   * repeated scope (NO_GAIN), so a model stuck on it still saturates. Its rating, if any, is not read:
+   * the pending call stays pending.
+   */
+  decideUnlisted(scope: string): RequestDecision {
+    if (this.state === 'SATURATED') return this.stopOrTerminate();
+    this.rejectedRequests++;
+    if (this.completedScopes.has(scope)) {
+      this.applyGain('NO_GAIN');
+      if (this.isSaturated()) return this.stopOrTerminate();
+      return { kind: 'reject_duplicate' };
+    }
+    this.completedScopes.add(scope);
+    return { kind: 'reject_unlisted' };
   }
 
   /** After a tool ran: an empty result is NO_GAIN at once; a non-empty one awaits the model's rating. */
@@ -142,7 +166,7 @@ export class ProgressTracker {
       return;
     }
     this.consecutiveNoGain++;
-    if (this.consecutiveNoGain >= this.options.noGainThreshold) this.saturate('INFORMATION_SATURATED');
+    if (this.consecutiveNoGain >= this.thresholds.no_gain) this.saturate('INFORMATION_SATURATED');
   }
 
   private saturate(reason: StopReason): void {

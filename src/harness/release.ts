@@ -4,16 +4,26 @@ import type { AgentResult, Release, ReleaseStatus } from './agent-result';
 import { checkCitations } from './citations';
 import type { Loop } from './loop-context';
 import type { ChatError } from './model-client';
-import { renderFallback, stopWords } from './progress-snapshot';
+import { checkedLines, renderFallback, stopWords } from './progress-snapshot';
 import type { StopReason } from './progress-tracker';
 
-/** The partial snapshot's missing documents, named in the answer unless it names them already. */
+/**
+ * The partial snapshot's missing documents, named in the answer unless it names them already; a document
+ * indexed without some pages (`pages`) is named with those pages.
+ */
 function disclosePartial(loop: Loop, answer: string): string {
   const m = loop.o.snapshot.manifest;
   if (m.state !== 'ready_partial') return answer;
-  const missing = m.failed_documents.map((f) => path.basename(f.path)).filter((n) => !answer.includes(n));
-  if (missing.length === 0) return answer;
-  return loop.lang === 'zh' ? `${answer}\n\n（注意：以下文档未能入库，本回答未覆盖：${missing.join('、')}）` : `${answer}\n\n(Note: these documents could not be indexed and are not covered: ${missing.join(', ')})`;
+  const unnamed = m.failed_documents.filter((f) => !answer.includes(path.basename(f.path)));
+  const missing = unnamed.filter((f) => !f.pages).map((f) => path.basename(f.path));
+  const partial = unnamed.filter((f) => f.pages).map((f) => ({ name: path.basename(f.path), pages: f.pages!.join(loop.answerLang === 'zh' ? '、' : ', ') }));
+  if (missing.length === 0 && partial.length === 0) return answer;
+  if (loop.answerLang === 'zh') {
+    const said = [...(missing.length ? [`以下文档未能入库，本回答未覆盖：${missing.join('、')}`] : []), ...partial.map((p) => `${p.name} 的第 ${p.pages} 页无法读取，未被覆盖`)];
+    return `${answer}\n\n（注意：${said.join('；')}）`;
+  }
+  const said = [...(missing.length ? [`these documents could not be indexed and are not covered: ${missing.join(', ')}`] : []), ...partial.map((p) => `page(s) ${p.pages} of ${p.name} could not be read and are not covered`)];
+  return `${answer}\n\n(Note: ${said.join('; ')})`;
 }
 
 const spanStatus = (s: ReleaseStatus) => (s === 'FAILED' ? 'error' : s === 'CANCELLED' ? 'cancelled' : 'ok');
@@ -40,7 +50,7 @@ export function releaseRun(loop: Loop, release: Release, answer: string | null, 
     removed_citations: check.removed,
     counts: { ...state.counts },
     tokens: { ...state.tokens, estimated: { ...state.tokens.estimated } },
-    ledger: state.ledger(loop.o.budgets),
+    ledger: state.ledger(loop.o.run.budgets, loop.o.contextWindow),
     progress: state.progress(stop),
   };
   root.end(spanStatus(release.status), { status: release.status, reason: release.reason, stop_reason: stop, ...state.counts, prompt_tokens: state.tokens.prompt, completion_tokens: state.tokens.completion, embedding_tokens: state.tokens.embedding });
@@ -71,16 +81,20 @@ export function finishRun(loop: Loop, answer: string, stopReason: StopReason | n
   const verified = checkCitations(answer, { citable: new Set(state.citable.keys()), located: state.located, refused: state.refused }).cited.length > 0;
   const detail = technicalDetail(loop);
   if (!verified) return releaseRun(loop, { status: 'FAILED', reason: t.reason, detail: `${detail} The model's answer cited nothing verified, so it is not given.`, failure: t.failure }, null, stopReason);
-  const note = loop.lang === 'zh' ? `\n\n（注意：本次有一项检索未能执行，本回答可能有遗漏：${detail}）` : `\n\n(Note: a search could not run, so this answer may miss something: ${detail})`;
+  const note = loop.answerLang === 'zh' ? `\n\n（注意：本次有一项检索未能执行，本回答可能有遗漏：${detail}）` : `\n\n(Note: a search could not run, so this answer may miss something: ${detail})`;
   return releaseRun(loop, ok(), `${answer}${note}`, stopReason);
 }
 
-/** A model call that failed for good: FAILED with the provider's failure in words, whatever was verified. */
-export function modelFailed(loop: Loop, error: ChatError, attempts: number, retryRefused: boolean): AgentResult {
+/**
+ * A model call that failed for good: FAILED with the provider's failure in words, whatever was verified;
+ * a retry the budget refused says which budget and by how much. The run's stop reason so far (the final
+ * round's BUDGET_LIMIT_REACHED) stays on the release.
+ */
+export function modelFailed(loop: Loop, error: ChatError, attempts: number, retryRefused: string | null, stopReason: StopReason | null): AgentResult {
   const failure = error.failure ? { ...error.failure, attempts } : null;
   const names = failure ? loop.o.settingNames?.[failure.provider] : undefined;
   const detail = failure ? describeFailure(failure, names) : error.message;
-  return releaseRun(loop, { status: 'FAILED', reason: `MODEL_${error.kind.toUpperCase()}`, detail: retryRefused ? `${detail} It was not retried: the request budget cannot pay another call.` : detail, failure }, null, null);
+  return releaseRun(loop, { status: 'FAILED', reason: `MODEL_${error.kind.toUpperCase()}`, detail: retryRefused ? `${detail} It was not retried: ${retryRefused}.` : detail, failure }, null, stopReason);
 }
 
 /**
@@ -89,7 +103,7 @@ export function modelFailed(loop: Loop, error: ChatError, attempts: number, retr
  * verified progress becomes a FALLBACK in the answer's language; with nothing verified it fails closed.
  */
 export function giveUp(loop: Loop, reason: string, stopReason: StopReason | null): AgentResult {
-  const { state, lang } = loop;
+  const { state, answerLang: lang } = loop;
   const stop = stopReason ?? loop.tracker.stopReason;
   if (state.technical) {
     const t = state.technical;
@@ -101,4 +115,17 @@ export function giveUp(loop: Loop, reason: string, stopReason: StopReason | null
     return releaseRun(loop, { status: 'FALLBACK', reason: 'INSUFFICIENT_EVIDENCE', detail, failure: null }, renderFallback(state.progress(stop), lang), stop);
   }
   return releaseRun(loop, { status: 'FAILED', reason, detail: `Stopped (${why}) before anything was verified: no answer is given.`, failure: null }, null, stop);
+}
+
+/**
+ * A Finish that asks the user for missing context (the seed's flowchart, information-gain §10): with
+ * verified facts it is INSUFFICIENT_EVIDENCE, the question to the user followed by what was checked;
+ * with none it is MISSING_REQUIRED_CONTEXT. Either way nothing verified is dressed up as an answer.
+ */
+export function clarify(loop: Loop, question: string, stopReason: StopReason | null): AgentResult {
+  const { state } = loop;
+  if (!state.facts.length) return releaseRun(loop, { status: 'FALLBACK', reason: 'MISSING_REQUIRED_CONTEXT', detail: 'The question needs information only the user has; the answer asks for it.', failure: null }, question, stopReason);
+  const n = state.facts.length;
+  const detail = `The model asked the user for more context after ${n} check${n === 1 ? '' : 's'}; the answer lists what was checked.`;
+  return releaseRun(loop, { status: 'FALLBACK', reason: 'INSUFFICIENT_EVIDENCE', detail, failure: null }, `${question}\n\n${checkedLines(state.progress(stopReason), loop.answerLang).join('\n')}`, stopReason);
 }

@@ -5,7 +5,7 @@ import type { ParsedAction } from './action-parser';
 import { observationEntry } from './history-entry';
 import type { Loop } from './loop-context';
 import type { RequestDecision, StopReason } from './progress-tracker';
-import { scopeKey } from './scope-normalizer';
+import { toolScopeKey, unlistedScopeKey } from '../tools/registry';
 
 type Observation = {
   harness_status: 'protocol_error' | 'tool_unavailable' | 'stop_required' | 'context_budget_exceeded' | 'request_budget_exceeded';
@@ -29,20 +29,24 @@ export type GateOutcome =
 /**
  * Decides a turn's tool request (or malformed turn) before anything runs: the progress tracker's
  * rating, repeat and saturation checks, the tool-call limit (a budget stop: STOP_REQUIRED once, like
- * saturation), and tools the run took out of service. Every rejection is one rejected_request span and
+ * saturation), tools outside the whitelist and tools the run took out of service (both tool_unavailable). Every rejection is one rejected_request span and
  * one count — the same definition in counts and trace, STOP_REQUIRED and the terminating request included.
  */
 export function gateRequest(loop: Loop, turn: Span, action: Exclude<ParsedAction, { kind: 'finish' }>, reasoning: string): GateOutcome {
   const { state, tracker, o } = loop;
-  const toolName = action.kind === 'tool' ? action.tool : null;
+  const toolName = action.kind === 'protocol_error' ? null : action.tool;
   const prev = action.kind === 'tool' ? action.envelope.previous_observation : undefined;
   const rating: Attributes = prev ? { rated_tool_call_id: prev.tool_call_id, information_gain: prev.information_gain } : {};
   let scope = '';
   let decision: RequestDecision;
   if (action.kind === 'protocol_error') decision = tracker.formatViolation();
-  else {
-    scope = scopeKey(action.tool, action.envelope.input);
-    if (state.counts.tool_calls >= o.budgets.max_tool_calls && !tracker.isSaturated()) tracker.budgetExhausted();
+  else if (action.kind === 'unavailable_tool') {
+    scope = unlistedScopeKey(action.tool, action.envelope.input);
+    decision = tracker.decideUnlisted(scope);
+  } else {
+    // The key is the tool's own: two requests share it exactly when the tool would answer both alike.
+    scope = toolScopeKey(action.tool as ToolName, action.envelope.input, o.snapshot, o.scope?.doc_ids);
+    if (state.counts.tool_calls >= o.run.budgets.max_tool_calls && !tracker.isSaturated()) tracker.budgetExhausted();
     decision = tracker.decide(scope, prev);
     if (decision.kind === 'execute' && state.unavailable.has(action.tool)) decision = tracker.rejectUnavailable();
   }
@@ -76,6 +80,14 @@ export function gateRequest(loop: Loop, turn: Span, action: Exclude<ParsedAction
       const message = `${toolName} is unavailable in this run (${state.unavailable.get(toolName!)}); use another tool or Finish`;
       reject('tool_unavailable', message);
       observeHarness(loop, { harness_status: 'tool_unavailable', tool: toolName, tool_call_id: null, payload: null, message });
+      return { kind: 'rejected' };
+    }
+    case 'reject_unlisted': {
+      const message = `${toolName} is not a tool of this run; the available tools are ${loop.whitelist.join(', ')}: use one of them or Finish`;
+      reject('tool_unavailable', message);
+      // The Observation names only tools of this DocQA (null here): a name the model made up, perhaps
+      // copied from a document, stands in the message alone.
+      observeHarness(loop, { harness_status: 'tool_unavailable', tool: null, tool_call_id: null, payload: null, message });
       return { kind: 'rejected' };
     }
     case 'reject_duplicate': {

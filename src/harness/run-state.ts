@@ -4,6 +4,7 @@ import type { Budgets } from './budget';
 import type { Citation, Counts, Ledger, Tokens } from './agent-result';
 import type { Limitation, ProgressFact, ProgressSnapshot } from './progress-snapshot';
 import type { ProviderFailure } from '../common/provider-failure';
+import type { ContextWindow } from '../common/served-window';
 
 /** A technical reason the run could not do its work (a provider or a tool failed), kept for the release. */
 export interface TechnicalFailure {
@@ -67,7 +68,7 @@ export class RunState {
     this.citable.set(b.ref, { ref: b.ref, doc_id: b.doc_id, block_id: b.block_id, doc_title: b.doc_title, source_label: b.source_label, section_path: b.section_path });
   }
 
-  ledger(b: Budgets): Ledger {
+  ledger(b: Budgets, window?: ContextWindow): Ledger {
     return {
       chat_tokens: this.used,
       max_request_tokens: b.max_request_tokens,
@@ -79,6 +80,7 @@ export class RunState {
       retries: this.retries,
       embedding_tokens: this.tokens.embedding,
       estimated: this.tokens.estimated.chat || this.tokens.estimated.embedding,
+      ...(window ? { context_window: window } : {}),
     };
   }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
-import { PATH_SEPARATOR } from '../index/blocks/section-tree';
+import { lastSegment } from '../index/blocks/section-path';
 import type { ToolPayload } from '../tools/tool';
 
 /**
@@ -11,7 +11,14 @@ import type { ToolPayload } from '../tools/tool';
 export const StepScope = z.object({
   tool: z.string(),
   /** The documents in scope: all of them when the input named none. */
-  documents: z.object({ count: z.number().int(), of: z.number().int(), all: z.boolean(), titles: z.array(z.string()) }),
+  documents: z.object({
+    count: z.number().int(),
+    of: z.number().int(),
+    all: z.boolean(),
+    titles: z.array(z.string()),
+    /** A scoped question (run-scope.ts): `of` counts the documents of its scope, not of the collection. */
+    scoped: z.boolean().optional(),
+  }),
   /** list_blocks: the section paths read (empty = the whole document). */
   sections: z.array(z.string()),
   /** The query (search_blocks) or the literal term (scan_term). */
@@ -42,15 +49,19 @@ export type StepOutcome = z.infer<typeof StepOutcome>;
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
-export function scopeOf(tool: string, input: Record<string, unknown>, snapshot: LoadedSnapshot): StepScope {
-  const all = snapshot.documents.length;
+/** What a call looks at; with a question scope (its doc_ids), counted within the scope. */
+export function scopeOf(tool: string, input: Record<string, unknown>, snapshot: LoadedSnapshot, scope?: readonly string[]): StepScope {
   const titleOf = new Map(snapshot.documents.map((d) => [d.doc_id, d.title]));
+  const titles = (ids: readonly string[]) => ids.map((id) => titleOf.get(id) ?? id);
+  const all = scope ? scope.length : snapshot.documents.length;
+  const scoped = scope ? { scoped: true } : {};
+  const everything = { count: all, of: all, all: true, titles: scope ? titles(scope) : [], ...scoped };
   const named = tool === 'list_blocks' ? strings([input.doc_id]) : strings(input.doc_ids);
   const ids = [...new Set(named)];
-  const docs = ids.length ? { count: ids.length, of: all, all: false, titles: ids.map((id) => titleOf.get(id) ?? id) } : { count: all, of: all, all: true, titles: [] };
+  const docs = ids.length ? { count: ids.length, of: all, all: Boolean(scope) && ids.length === all, titles: titles(ids), ...scoped } : everything;
   const filters: Record<string, string> = {};
   for (const k of ['source', 'lang', 'title_contains']) if (typeof input[k] === 'string') filters[k] = input[k] as string;
-  return { tool, documents: tool === 'list_documents' ? { count: all, of: all, all: true, titles: [] } : docs, sections: tool === 'list_blocks' ? strings(input.section_paths) : [], text: str(input.query) ?? str(input.term), filters };
+  return { tool, documents: tool === 'list_documents' ? everything : docs, sections: tool === 'list_blocks' ? strings(input.section_paths) : [], text: str(input.query) ?? str(input.term), filters };
 }
 
 export function outcomeOf(payload: ToolPayload | null, notAdmitted: { reason: string; tokens: number } | null = null): StepOutcome {
@@ -79,16 +90,18 @@ export type Lang = 'zh' | 'en';
 
 const q = (s: string) => `“${s}”`;
 const title = (s: string, lang: Lang) => (lang === 'zh' ? `《${s}》` : `“${s}”`);
-const lastPart = (p: string) => p.split(PATH_SEPARATOR).pop()!.trim();
 
 function docsPhrase(d: StepScope['documents'], lang: Lang): string {
+  const one = d.count === 1 && d.titles.length === 1;
   if (lang === 'zh') {
+    if (one) return title(d.titles[0]!, lang);
+    if (d.scoped) return d.all ? `范围内的 ${d.of} 篇文档` : d.count <= 3 ? d.titles.map((t) => title(t, lang)).join('、') : `范围内 ${d.of} 篇中的 ${d.count} 篇文档`;
     if (d.all) return `全部 ${d.of} 篇文档`;
-    if (d.count === 1) return title(d.titles[0]!, lang);
     return d.count <= 3 ? d.titles.map((t) => title(t, lang)).join('、') : `${d.count} 篇文档`;
   }
+  if (one) return title(d.titles[0]!, lang);
+  if (d.scoped) return d.all ? `the ${d.of} documents in scope` : d.count <= 3 ? d.titles.map((t) => title(t, lang)).join(', ') : `${d.count} of the ${d.of} documents in scope`;
   if (d.all) return `all ${d.of} document${d.of === 1 ? '' : 's'}`;
-  if (d.count === 1) return title(d.titles[0]!, lang);
   return d.count <= 3 ? d.titles.map((t) => title(t, lang)).join(', ') : `${d.count} of ${d.of} documents`;
 }
 
@@ -105,7 +118,7 @@ export function describeScope(s: StepScope, lang: Lang): string {
       case 'search_blocks':
         return `在${docs}中搜索${q(text)}`;
       case 'list_blocks':
-        return s.sections.length === 0 ? `读取${docs}全文` : s.sections.length === 1 ? `读取${docs}的 § ${lastPart(s.sections[0]!)}` : `读取${docs}的 ${s.sections.length} 个章节`;
+        return s.sections.length === 0 ? `读取${docs}全文` : s.sections.length === 1 ? `读取${docs}的 § ${lastSegment(s.sections[0]!)}` : `读取${docs}的 ${s.sections.length} 个章节`;
       case 'scan_term':
         return `在${docs}中逐字扫描${q(text)}`;
     }
@@ -119,7 +132,7 @@ export function describeScope(s: StepScope, lang: Lang): string {
     case 'search_blocks':
       return `Searching ${docs} for ${q(text)}`;
     case 'list_blocks':
-      return s.sections.length === 0 ? `Reading all of ${docs}` : s.sections.length === 1 ? `Reading § ${lastPart(s.sections[0]!)} of ${docs}` : `Reading ${s.sections.length} sections of ${docs}`;
+      return s.sections.length === 0 ? `Reading all of ${docs}` : s.sections.length === 1 ? `Reading § ${lastSegment(s.sections[0]!)} of ${docs}` : `Reading ${s.sections.length} sections of ${docs}`;
     case 'scan_term':
       return `Scanning ${docs} for ${q(text)}`;
   }

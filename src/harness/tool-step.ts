@@ -51,13 +51,14 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
   const { state, tracker, o } = loop;
   state.counts.tool_calls++;
   const id = `call-${state.counts.tool_calls}`;
-  const stepScope = scopeOf(tool, input, o.snapshot);
+  const stepScope = scopeOf(tool, input, o.snapshot, o.scope?.doc_ids);
   const call = loop.tracer.start('tool_call', tool, turn, { tool, tool_call_id: id, scope, input: input as Attributes, ...rating });
   loop.emit({ type: 'tool_requested', tool, tool_call_id: id, scope_key: scope, scope: stepScope });
   let embeddingFailure: ProviderFailure | null = null;
   const embedQuery = o.embedQuery;
   const ctx: ToolContext = {
     snapshot: o.snapshot,
+    scope: o.scope?.doc_ids,
     signal: o.signal,
     embedQuery: embedQuery
       ? async (query, signal) => {
@@ -82,7 +83,7 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
   const entry = observationEntry({ harness_status: 'ok', tool, tool_call_id: id, payload, message: null });
   const resultTokens = countTokens(entry) + 1;
   const frame = loop.frameTokens();
-  const admission = admit(o.budgets, { context_tokens: frame + state.historyTokens, used_request_tokens: state.used }, resultTokens);
+  const admission = admit(o.run.budgets, { context_tokens: frame + state.historyTokens, used_request_tokens: state.used }, resultTokens);
   loop.tracer
     .start('budget_decision', 'admission', call, {
       check: 'admission',
@@ -92,9 +93,9 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
       context_tokens: frame + state.historyTokens,
       context_tokens_with_result: admission.context_tokens,
       used_request_tokens: state.used,
-      reserve: o.budgets.finalization_reserve_tokens,
-      max_context_tokens: o.budgets.max_context_tokens,
-      max_request_tokens: o.budgets.max_request_tokens,
+      reserve: o.run.budgets.finalization_reserve_tokens,
+      max_context_tokens: o.run.budgets.max_context_tokens,
+      max_request_tokens: o.run.budgets.max_request_tokens,
     })
     .end(admission.admitted ? 'ok' : 'error');
   loop.ledger();
@@ -119,17 +120,19 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
     state.unavailable.set(tool, payload.error!.message);
     state.limitations.push({ kind: 'tool_error', tool_call_id: id, scope: stepScope, outcome, documents: [] });
     state.technical = { reason: payload.error!.code.toUpperCase(), detail: payload.error!.message, failure: embeddingFailure };
+  } else if (payload.error) {
+    // A business error (a wrong id, a bad argument) is the model's to correct (quality seed §1.3): no
+    // information gain either way (information-gain seed §3, 不产生), so two corrections in a row do not
+    // saturate the run as if searches had found nothing.
+    tracker.recordBusinessError(scope);
   } else {
-    tracker.recordResult(id, scope, Boolean(payload.error || payload.empty_reason));
-    if (!payload.error) {
-      state.facts.push({ tool_call_id: id, scope: stepScope, outcome });
-      state.scopes.push(scope);
-      for (const b of (payload.blocks as BlockView[] | undefined) ?? []) state.returned(b);
-      for (const h of (payload.hits as Array<{ ref: string }> | undefined) ?? []) state.located.add(h.ref);
-    }
+    tracker.recordResult(id, scope, Boolean(payload.empty_reason));
+    state.facts.push({ tool_call_id: id, scope: stepScope, outcome });
+    state.scopes.push(scope);
+    for (const b of (payload.blocks as BlockView[] | undefined) ?? []) state.returned(b);
+    for (const h of (payload.hits as Array<{ ref: string }> | undefined) ?? []) state.located.add(h.ref);
   }
-  const empty = Boolean(payload.error || payload.empty_reason);
-  call.end(payload.error ? 'error' : 'ok', { admitted: true, ...(empty && !execError ? { auto_information_gain: 'NO_GAIN' } : {}) });
+  call.end(payload.error ? 'error' : 'ok', { admitted: true, ...(!payload.error && payload.empty_reason ? { auto_information_gain: 'NO_GAIN' } : {}) });
   loop.emit({ type: 'tool_result', tool, tool_call_id: id, outcome, blocks: briefs(payload) });
   state.addHistory(entry);
 }

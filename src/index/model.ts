@@ -6,7 +6,22 @@ export const LineRange = z.object({ kind: z.literal('lines'), line_start: z.numb
 export type LineRange = z.infer<typeof LineRange>;
 export const PageLocation = z.object({ kind: z.literal('page'), page: z.number().int().min(1) });
 export type PageLocation = z.infer<typeof PageLocation>;
-export const BlockLocation = z.discriminatedUnion('kind', [LineRange, PageLocation]);
+/**
+ * The formats read as a rendered document (Word, web pages, e-books, slides) count their content
+ * elements — a paragraph, a heading, a list, a table, a quote, a code block, each one element — from 1
+ * in reading order: in the whole document (`paragraphs`), within one chapter of an e-book, numbered by
+ * its position in the book's spine (`chapter`), within one slide, its notes after its text (`slide`).
+ * The document view (docs/document-view.md) renders the same elements from the file and highlights
+ * `first`..`last`. A segment holding any of these is written as format 2 (see snapshot-manifest.ts).
+ */
+const ElementSpan = { first: z.number().int().min(1), last: z.number().int().min(1) };
+export const ParagraphRange = z.object({ kind: z.literal('paragraphs'), ...ElementSpan });
+export type ParagraphRange = z.infer<typeof ParagraphRange>;
+export const ChapterLocation = z.object({ kind: z.literal('chapter'), chapter: z.number().int().min(1), ...ElementSpan });
+export type ChapterLocation = z.infer<typeof ChapterLocation>;
+export const SlideLocation = z.object({ kind: z.literal('slide'), slide: z.number().int().min(1), ...ElementSpan });
+export type SlideLocation = z.infer<typeof SlideLocation>;
+export const BlockLocation = z.discriminatedUnion('kind', [LineRange, PageLocation, ParagraphRange, ChapterLocation, SlideLocation]);
 export type BlockLocation = z.infer<typeof BlockLocation>;
 
 export const Block = z.object({
@@ -37,17 +52,27 @@ export const Section = z.object({
 });
 export type Section = z.infer<typeof Section>;
 
-export const DocumentFormat = z.enum(['markdown', 'text', 'pdf']);
+/**
+ * The format of the parser that read the document (`markdown`, `text`, `pdf`, …): the parser registry
+ * (parse/registry.ts) is the only place formats are named, so a format added there needs no edit here.
+ */
+export const DocumentFormat = z.string().regex(/^[a-z][a-z0-9-]*$/);
 export type DocumentFormat = z.infer<typeof DocumentFormat>;
 
 export const Lang = z.enum(['zh', 'en', 'ja', 'mixed', 'und']);
 export type Lang = z.infer<typeof Lang>;
+
+/** A page of a PDF whose text is not indexed although it has some (a partial document), and why. */
+export const UnreadPage = z.object({ page: z.number().int().min(1), code: z.enum(['no_text', 'corrupt']), reason: z.string() });
+export type UnreadPage = z.infer<typeof UnreadPage>;
 
 export const Document = z.object({
   doc_id: z.string(),
   /** Absolute path of the file this document was read from. */
   path: z.string(),
   title: z.string(),
+  /** Authors from the document's own metadata (an e-book's creators); absent when it names none. */
+  authors: z.array(z.string()).optional(),
   source_label: z.string(),
   aliases: z.array(z.string()),
   lang: Lang,
@@ -55,9 +80,11 @@ export const Document = z.object({
   /** sha256 of the file's bytes: the document's content identity. */
   content_hash: z.string(),
   byte_size: z.number().int().min(0),
-  /** Encoding the text was decoded from (text formats), or null for PDF. */
+  /** Encoding the text was decoded from (text formats and web pages), or null (PDF, Word, e-books, slides). */
   encoding: z.string().nullable(),
   page_count: z.number().int().min(1).nullable(),
+  /** Pages read without their text (a partial document); absent when every page was read. */
+  unread_pages: z.array(UnreadPage).optional(),
   sections: z.array(Section),
   blocks: z.array(Block),
 });
@@ -68,6 +95,8 @@ export const FailedDocument = z.object({
   stage: z.enum(INGEST_STAGES),
   code: z.enum(INGEST_ERROR_CODES),
   message: z.string(),
+  /** Set when the document is indexed without these pages only (a partial document): the rest is in the snapshot. */
+  pages: z.array(z.number().int().min(1)).optional(),
 });
 export type FailedDocument = z.infer<typeof FailedDocument>;
 

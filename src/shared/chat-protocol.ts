@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AskEvent } from '../app/ask-event';
 import { Conversation, ConversationSummary } from '../app/conversations/conversation';
+import { QuestionScope, ScopeTargets, StartingQuestion } from '../app/question-scope';
 
 /**
  * The chat view's protocol, shared by the extension host and the webview (no node or vscode imports).
@@ -39,13 +40,27 @@ export const KnowledgeBase = z.object({
 });
 export type KnowledgeBase = z.infer<typeof KnowledgeBase>;
 
+/**
+ * How far the person has come (the first screen's guidance): a chat model to ask, sources to index.
+ * `chat_ready`: a chat key is set, or the endpoint is on this machine (local servers need none).
+ */
+export const Setup = z.object({ chat_ready: z.boolean(), sources: z.number().int().min(0) });
+export type Setup = z.infer<typeof Setup>;
+
+/** The commands the chat's own buttons may run, and nothing else (no command URIs in the page). */
+export const ChatCommand = z.enum(['docqa.setChatKey', 'docqa.addFolder', 'docqa.rebuildIndex', 'docqa.openWalkthrough', 'docqa.testConnection']);
+export type ChatCommand = z.infer<typeof ChatCommand>;
+
+/** One answer (`turn_id`) or the whole conversation (`turn_id` null) to keep. */
+const KeepTarget = z.object({ conversation_id: z.string().min(1), turn_id: z.string().min(1).nullable() });
+
 const Empty = z.object({});
 const Opened = z.object({ opened: z.boolean(), message: z.string().optional() });
 
 /** Each request: its parameters, the value of its reply, and how long the webview waits for it (s). */
 export const CHAT_REQUESTS = {
   /** Starts one run; `conversation_id: null` starts a new conversation. Events follow as `ask_event`. */
-  ask: { params: z.object({ conversation_id: z.string().nullable(), question: z.string().min(1), lang: UiLang.optional() }), result: z.object({ conversation_id: z.string(), turn_id: z.string() }), timeout_s: 30 },
+  ask: { params: z.object({ conversation_id: z.string().nullable(), question: z.string().min(1), lang: UiLang.optional(), scope: QuestionScope.optional() }), result: z.object({ conversation_id: z.string(), turn_id: z.string() }), timeout_s: 30 },
   /** Aborts a running turn; it ends with a release of status CANCELLED. */
   stop: { params: z.object({ turn_id: z.string() }), result: z.object({ stopped: z.boolean() }), timeout_s: 10 },
   /** Forgets the current conversation in this view (nothing is deleted). */
@@ -62,6 +77,16 @@ export const CHAT_REQUESTS = {
   open_trace: { params: z.object({ run_id: z.string() }), result: Opened, timeout_s: 30 },
   /** The FAILED release's button: the host runs its connection test and reports in words (no secrets). */
   test_connection: { params: Empty, result: z.object({ ok: z.boolean(), message: z.string() }), timeout_s: 120 },
+  /** What `@` offers: the active snapshot's sources and documents. */
+  scope_targets: { params: Empty, result: ScopeTargets, timeout_s: 30 },
+  /** Questions drawn from the active knowledge base, for an empty chat, in `lang`. */
+  starting_questions: { params: z.object({ lang: UiLang }), result: z.object({ snapshot_id: z.string().nullable(), questions: z.array(StartingQuestion) }), timeout_s: 30 },
+  /** The answer (or conversation) as Markdown with citation links, onto the clipboard by the host. */
+  copy_markdown: { params: KeepTarget, result: z.object({ copied: z.boolean(), message: z.string().optional() }), timeout_s: 30 },
+  /** The answer (or conversation) saved as a Markdown note into a folder the person picks (the host asks). */
+  save_note: { params: KeepTarget, result: z.object({ saved: z.boolean(), file: z.string().optional(), message: z.string().optional() }), timeout_s: 600 },
+  /** One of the chat's own buttons: runs an allowed command. */
+  run_command: { params: z.object({ command: ChatCommand }), result: Empty, timeout_s: 600 },
 } as const;
 export type ChatMethod = keyof typeof CHAT_REQUESTS;
 export type ChatParams<M extends ChatMethod> = z.infer<(typeof CHAT_REQUESTS)[M]['params']>;
@@ -102,7 +127,7 @@ export type ChatReply = z.infer<typeof ChatReply>;
 /** Host events (no reply). */
 export const ChatEvent = z.discriminatedUnion('type', [
   /** The answer to `ready`: the UI language, the conversation to show (if any), the history, the knowledge base. */
-  z.object({ type: z.literal('init'), ui_lang: UiLang, conversation: Conversation.nullable(), conversations: z.array(ConversationSummary), knowledge_base: KnowledgeBase }),
+  z.object({ type: z.literal('init'), ui_lang: UiLang, conversation: Conversation.nullable(), conversations: z.array(ConversationSummary), knowledge_base: KnowledgeBase, setup: Setup.optional() }),
   /** One event of a running turn, in order. */
   z.object({ type: z.literal('ask_event'), conversation_id: z.string(), turn_id: z.string(), event: AskEvent }),
   /** The turn broke off before or outside the run (no snapshot, no key, a crash): no release follows. */
@@ -113,6 +138,8 @@ export const ChatEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('conversations'), conversations: z.array(ConversationSummary) }),
   z.object({ type: z.literal('knowledge_base'), knowledge_base: KnowledgeBase }),
   z.object({ type: z.literal('ui_lang'), ui_lang: UiLang }),
+  /** The person set a key or added a source: the first screen's guidance follows. */
+  z.object({ type: z.literal('setup'), setup: Setup }),
 ]);
 export type ChatEvent = z.infer<typeof ChatEvent>;
 

@@ -79,5 +79,7 @@ export const TraceViewToHost = z.discriminatedUnion('type', [
   z.object({ type: z.literal('copy-run-id') }),
   /** From an evaluation's result tab: open the trace of one run. */
   z.object({ type: z.literal('open-trace'), run_id: z.string() }),
+  /** A citation the run kept (`doc_id#block_id`): open it at its spot, looked up in the run's snapshot. */
+  z.object({ type: z.literal('open-citation'), ref: z.string().regex(/^[^#\s]+#[^#\s]+$/) }),
 ]);
 export type TraceViewToHost = z.infer<typeof TraceViewToHost>;

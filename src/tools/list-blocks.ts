@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { PATH_SEPARATOR } from '../index/blocks/section-tree';
+import { isWithin } from '../index/blocks/section-path';
+import type { LoadedSnapshot } from '../index/store/snapshot-store';
 import { type Tool, ToolFailure, blockView, resolveDocs } from './tool';
 
 export const ListBlocksInput = z
@@ -7,24 +8,54 @@ export const ListBlocksInput = z
     doc_id: z.string().min(1).describe('exactly one document; call again for another'),
     section_paths: z.array(z.string().min(1)).optional().describe('section paths from get_outline; a path includes its subsections; absent or [] = whole document'),
   })
-  .strict();
+  .strict()
+  .meta({ examples: [{ doc_id: 'd1a2b3c4d5e', section_paths: ['Cells > Membranes'] }] });
 export type ListBlocksInput = z.infer<typeof ListBlocksInput>;
+
+/**
+ * The document and the blocks in scope (their block_index, in order; `all` for the whole document): a
+ * path covers its section and every section within it, compared segment by segment; an unknown
+ * document or path fails the whole call.
+ */
+function resolve(input: ListBlocksInput, snapshot: LoadedSnapshot, questionScope?: readonly string[]): { di: number; blocks: number[] | 'all' } {
+  const [di] = resolveDocs(snapshot, [input.doc_id], questionScope);
+  const doc = snapshot.documents[di!]!;
+  const paths = [...new Set(input.section_paths ?? [])];
+  if (paths.length === 0) return { di: di!, blocks: 'all' };
+  const known = new Set(doc.sections.map((s) => s.path));
+  const unknown = paths.filter((p) => !known.has(p));
+  if (unknown.length) throw new ToolFailure('scope_not_found', `no section ${unknown.map((p) => JSON.stringify(p)).join(', ')} in ${doc.doc_id}; get_outline lists the paths`);
+  const blocks = doc.blocks.filter((b) => paths.some((p) => isWithin(b.section_path, p))).map((b) => b.block_index);
+  return { di: di!, blocks: blocks.length === doc.blocks.length ? 'all' : blocks };
+}
+
+/** Block indices as runs (`0-4,9-9`): a short, exact key for a set of blocks. */
+function runs(blocks: readonly number[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < blocks.length; ) {
+    let j = i;
+    while (j + 1 < blocks.length && blocks[j + 1] === blocks[j]! + 1) j++;
+    out.push(`${blocks[i]}-${blocks[j]}`);
+    i = j + 1;
+  }
+  return out.join(',');
+}
 
 export const listBlocks: Tool<typeof ListBlocksInput> = {
   name: 'list_blocks',
   description:
     'Every block of a document or of some of its sections (subsections included), complete and in document order, with full text. Use for "all the points in section X"; it never returns part of a scope.',
   input: ListBlocksInput,
-  async run(input, { snapshot }) {
-    const [di] = resolveDocs(snapshot, [input.doc_id]);
-    const doc = snapshot.documents[di!]!;
-    const paths = [...new Set(input.section_paths ?? [])];
-    const known = new Set(doc.sections.map((s) => s.path));
-    const unknown = paths.filter((p) => !known.has(p));
-    if (unknown.length) throw new ToolFailure('scope_not_found', `no section ${unknown.map((p) => JSON.stringify(p)).join(', ')} in ${doc.doc_id}; get_outline lists the paths`);
-    const inScope = (sectionPath: string) => paths.length === 0 || paths.some((p) => sectionPath === p || sectionPath.startsWith(p + PATH_SEPARATOR));
-    const [start] = snapshot.docRanges[di!]!;
-    const blocks = doc.blocks.filter((b) => inScope(b.section_path)).map((b) => blockView(snapshot, start + b.block_index));
-    return blocks.length ? { doc_id: doc.doc_id, blocks, total: blocks.length } : { doc_id: doc.doc_id, blocks: [], total: 0, empty_reason: 'scope_empty' };
+  // The blocks the call returns: absent and [] paths are one scope, and so are paths that cover the same blocks.
+  scope(input, snapshot, questionScope) {
+    const { di, blocks } = resolve(input, snapshot, questionScope);
+    return { doc_id: snapshot.documents[di]!.doc_id, blocks: blocks === 'all' ? 'all' : runs(blocks) };
+  },
+  async run(input, { snapshot, scope }) {
+    const { di, blocks } = resolve(input, snapshot, scope);
+    const doc = snapshot.documents[di]!;
+    const [start] = snapshot.docRanges[di]!;
+    const views = (blocks === 'all' ? doc.blocks.map((b) => b.block_index) : blocks).map((bi) => blockView(snapshot, start + bi));
+    return views.length ? { doc_id: doc.doc_id, blocks: views, total: views.length } : { doc_id: doc.doc_id, blocks: [], total: 0, empty_reason: 'scope_empty' };
   },
 };

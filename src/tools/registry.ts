@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { stableJson } from '../common/stable-json';
+import type { LoadedSnapshot } from '../index/store/snapshot-store';
 import { getOutline } from './get-outline';
 import { listBlocks } from './list-blocks';
 import { listDocuments } from './list-documents';
@@ -18,7 +20,8 @@ const schemas = new WeakMap<Tool, Record<string, unknown>>();
 export function toolJsonSchema(tool: Tool): Record<string, unknown> {
   let schema = schemas.get(tool);
   if (!schema) {
-    const { $schema: _ignored, ...rest } = z.toJSONSchema(tool.input) as Record<string, unknown>;
+    // The examples are for people (`docqa tool --help`): the model's prompt stays as it was.
+    const { $schema: _ignored, examples: _examples, ...rest } = z.toJSONSchema(tool.input) as Record<string, unknown>;
     schemas.set(tool, (schema = rest));
   }
   return structuredClone(schema);
@@ -45,4 +48,29 @@ export async function runTool(name: ToolName, rawInput: unknown, ctx: ToolContex
     if (err instanceof ToolFailure) return errorPayload(err.code, err.message, err.retryable);
     return errorPayload('tool_internal_error', `${name} failed: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/**
+ * The duplicate-scope key of a tool request on the run's snapshot (information-gain seed §6): exactly as
+ * strict as the tool. An input the schema refuses is keyed by the refusal (the payload is that error); a
+ * valid one by the tool's own scope, or by the business error its resolution ends in. So two requests
+ * share a key if and only if the tool answers both with the same payload: ` d1` is not `d1`, absent and
+ * `[]` section paths are one scope, a scan term differing only in case is one scan.
+ */
+export function toolScopeKey(name: ToolName, rawInput: unknown, snapshot: LoadedSnapshot, questionScope?: readonly string[]): string {
+  const tool = findTool(name);
+  if (!tool) return unlistedScopeKey(name, rawInput);
+  const parsed = tool.input.safeParse(rawInput ?? {});
+  if (!parsed.success) return `${name}:invalid_argument:${describeIssue(parsed.error)}`;
+  try {
+    return `${name}:${stableJson(tool.scope(parsed.data, snapshot, questionScope))}`;
+  } catch (err) {
+    if (err instanceof ToolFailure) return `${name}:${err.code}:${err.message}`;
+    throw err;
+  }
+}
+
+/** The key of a request for a tool the run does not offer: its name and input as written (keys sorted). */
+export function unlistedScopeKey(name: string, rawInput: unknown): string {
+  return `${name}:${stableJson(rawInput ?? {})}`;
 }

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
-import { type BlockView, type Tool, blockView, fold, resolveDocs } from './tool';
+import { type BlockView, type Tool, blockView, docSet, fold } from './tool';
 
 export const ScanTermInput = z
   .object({
     term: z.string().trim().min(1).describe('the literal text to find (NFC and case folding only: no stemming, synonyms or punctuation folding)'),
     doc_ids: z.array(z.string().min(1)).min(1).optional().describe('limit to these documents; absent = the whole collection'),
   })
-  .strict();
+  .strict()
+  .meta({ examples: [{ term: 'mitochondria' }, { term: 'Calvin', doc_ids: ['d1a2b3c4d5e'] }] });
 export type ScanTermInput = z.infer<typeof ScanTermInput>;
 
 const SNIPPET_RADIUS = 40;
@@ -55,10 +56,18 @@ export const scanTerm: Tool<typeof ScanTermInput> = {
   description:
     'Every block that contains a literal string, with a count per block and a snippet around the first occurrence, in document then block order. count 0 proves only that this exact string is absent, not the idea.',
   input: ScanTermInput,
-  async run(input, { snapshot, signal }) {
-    if (snapshot.documents.length === 0) return { term: input.term, hits: [], total_count: 0, empty_reason: 'collection_empty' };
-    const docs = input.doc_ids ? [...new Set(resolveDocs(snapshot, input.doc_ids))].sort((a, b) => a - b) : snapshot.documents.map((_, i) => i);
+  // NFC and case folding are all the scan does to the term: a term differing only in case is the same scan.
+  scope(input, snapshot, questionScope) {
+    const docs = docSet(snapshot, input.doc_ids, questionScope);
+    return snapshot.documents.length === 0 ? 'collection_empty' : { docs, needle: fold(input.term) };
+  },
+  async run(input, { snapshot, scope, signal }) {
+    // An unknown doc_id fails the whole call before anything else, an empty collection included.
+    const set = docSet(snapshot, input.doc_ids, scope);
     const needle = fold(input.term);
+    // The term as scanned for (NFC, folded): what was searched, and the same for spellings the scan does not tell apart.
+    if (snapshot.documents.length === 0) return { term: needle, hits: [], total_count: 0, empty_reason: 'collection_empty' };
+    const docs = set === 'all' ? snapshot.documents.map((_, i) => i) : set;
     const { nfc, folded: texts } = scanTexts(snapshot);
     const hits: Array<Record<string, unknown>> = [];
     let total = 0;
@@ -86,6 +95,6 @@ export const scanTerm: Tool<typeof ScanTermInput> = {
         } satisfies Omit<BlockView, 'text'> & { snippet: string; count: number });
       }
     }
-    return hits.length ? { term: input.term, hits, total_count: total } : { term: input.term, hits: [], total_count: 0, empty_reason: 'no_match' };
+    return hits.length ? { term: needle, hits, total_count: total } : { term: needle, hits: [], total_count: 0, empty_reason: 'no_match' };
   },
 };

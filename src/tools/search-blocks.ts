@@ -1,13 +1,17 @@
 import { z } from 'zod';
+import { blockPriors } from '../index/search/block-priors';
 import { hybridSearch } from '../index/search/hybrid-search';
-import { type Tool, ToolFailure, blockView, resolveDocs } from './tool';
+import { queryRuns } from '../index/search/keyword-tokenizer';
+import type { LoadedSnapshot } from '../index/store/snapshot-store';
+import { type Tool, ToolFailure, blockView, docSet } from './tool';
 
 export const SearchBlocksInput = z
   .object({
     query: z.string().trim().min(1).describe('what to look for, in words'),
     doc_ids: z.array(z.string().min(1)).min(1).optional().describe('limit to these documents; absent = the whole collection'),
   })
-  .strict();
+  .strict()
+  .meta({ examples: [{ query: 'what does the cell membrane do' }, { query: '光合作用 暗反应', doc_ids: ['d1a2b3c4d5e'] }] });
 export type SearchBlocksInput = z.infer<typeof SearchBlocksInput>;
 
 export const SEARCH_TOP_K = 5;
@@ -19,15 +23,26 @@ export function docMask(ranges: ReadonlyArray<readonly [number, number]>, docs: 
   return (b) => mask[b] === 1;
 }
 
+/** A snapshot built without embeddings (or without vectors) is searched by keywords alone. */
+const isKeywordOnly = (snapshot: LoadedSnapshot) => snapshot.manifest.embedding.provider === 'none' || snapshot.vectors === null;
+
 export const searchBlocks: Tool<typeof SearchBlocksInput> = {
   name: 'search_blocks',
   description:
     'Find the 5 blocks that best match a query (fixed hybrid keyword + semantic ranking). Candidates, not a complete list: not finding something here does not show the documents lack it.',
   input: SearchBlocksInput,
-  async run(input, { snapshot, embedQuery, signal, onTrace }) {
+  // The documents as a set; the query as the keyword side reads it and, with vectors, exactly as it is embedded.
+  scope(input, snapshot, questionScope) {
+    const docs = docSet(snapshot, input.doc_ids, questionScope);
+    if (snapshot.documents.length === 0) return 'collection_empty';
+    return { docs, keyword: queryRuns(input.query), embedded: isKeywordOnly(snapshot) ? null : input.query };
+  },
+  async run(input, { snapshot, embedQuery, scope, signal, onTrace }) {
+    // An unknown doc_id fails the whole call before anything else, an empty collection included.
+    const docs = docSet(snapshot, input.doc_ids, scope);
     if (snapshot.documents.length === 0) return { mode: null, blocks: [], empty_reason: 'collection_empty' };
-    const allowed = input.doc_ids ? docMask(snapshot.docRanges, resolveDocs(snapshot, input.doc_ids), snapshot.blockRefs.length) : undefined;
-    const keywordOnly = snapshot.manifest.embedding.provider === 'none' || snapshot.vectors === null;
+    const allowed = docs === 'all' ? undefined : docMask(snapshot.docRanges, docs, snapshot.blockRefs.length);
+    const keywordOnly = isKeywordOnly(snapshot);
     let queryVector: Float32Array | null = null;
     if (!keywordOnly) {
       // Never a silent keyword fallback: without the query embedding the search does not run.
@@ -42,11 +57,11 @@ export const searchBlocks: Tool<typeof SearchBlocksInput> = {
         throw new ToolFailure('upstream_unavailable', `the query could not be embedded: ${err instanceof Error ? err.message : String(err)}`, false);
       }
     }
-    const hits = hybridSearch(snapshot.bm25, snapshot.vectors, input.query, queryVector, SEARCH_TOP_K, allowed);
+    const hits = hybridSearch(snapshot.bm25, snapshot.vectors, input.query, queryVector, SEARCH_TOP_K, allowed, blockPriors(snapshot.documents));
     const blocks = hits.map((h) => blockView(snapshot, h.block));
     onTrace?.({
       tool: 'search_blocks',
-      detail: { mode: keywordOnly ? 'keyword_only' : 'hybrid', hits: hits.map((h, i) => ({ ref: blocks[i]!.ref, fused: h.fused, bm25: h.bm25, cosine: h.cosine, bm25_rank: h.bm25_rank, vector_rank: h.vector_rank })) },
+      detail: { mode: keywordOnly ? 'keyword_only' : 'hybrid', hits: hits.map((h, i) => ({ ref: blocks[i]!.ref, fused: h.fused, bm25: h.bm25, cosine: h.cosine, bm25_rank: h.bm25_rank, vector_rank: h.vector_rank, rank_score: h.rank_score })) },
     });
     const mode = keywordOnly ? 'keyword_only' : 'hybrid';
     return blocks.length ? { mode, blocks } : { mode, blocks: [], empty_reason: 'no_match' };

@@ -2,8 +2,13 @@ import { z } from 'zod';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
 import { countTokens } from '../common/tokenizer';
 
-/** Version of the five tools' input/output contract (seed §10.1, Appendix A.2); recorded in run manifests. */
-export const TOOL_CONTRACT_VERSION = '1';
+/**
+ * Version of the five tools' input/output contract (seed §10.1, Appendix A.2); recorded in run manifests.
+ * 2: an unknown doc_id fails search_blocks and scan_term on an empty collection too; scan_term echoes the
+ * term as scanned (NFC, folded); search_blocks ranks link lists below content and spreads its results
+ * over sections; section paths write `>` in a title as `›`.
+ */
+export const TOOL_CONTRACT_VERSION = '2';
 
 export const TOOL_NAMES = ['list_documents', 'get_outline', 'search_blocks', 'list_blocks', 'scan_term'] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
@@ -50,6 +55,8 @@ export interface ToolContext {
   snapshot: LoadedSnapshot;
   /** Embeds a search query with the snapshot's embedding model; absent for keyword-only snapshots. */
   embedQuery?: QueryEmbedder;
+  /** The documents a scoped question is limited to: a doc_id outside them is refused, list_documents lists only them. */
+  scope?: readonly string[];
   signal?: AbortSignal;
   onTrace?: (e: ToolTraceEvent) => void;
 }
@@ -58,6 +65,13 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   name: ToolName;
   description: string;
   input: S;
+  /**
+   * The request's identity on a snapshot, for the harness's duplicate-scope check (information-gain seed
+   * §6): two valid inputs give equal values exactly when the tool answers them with the same payload, so
+   * it is computed by the same resolution `run` uses (and throws the same ToolFailure). Cheap: it never
+   * runs the search or reads a text. `questionScope` is the run's ToolContext.scope, which `run` obeys too.
+   */
+  scope(input: z.infer<S>, snapshot: LoadedSnapshot, questionScope?: readonly string[]): unknown;
   run(input: z.infer<S>, ctx: ToolContext): Promise<Record<string, unknown>>;
 }
 
@@ -223,10 +237,33 @@ export function fold(text: string): string {
   return text.normalize('NFC').toLowerCase();
 }
 
-/** Document index by doc_id; every id must exist or the whole call fails with scope_not_found. */
-export function resolveDocs(snapshot: LoadedSnapshot, ids: readonly string[]): number[] {
-  const byId = new Map(snapshot.documents.map((d, i) => [d.doc_id, i]));
+const docIndexCache = new WeakMap<LoadedSnapshot, Map<string, number>>();
+
+/**
+ * Document index by doc_id; every id must exist, and lie inside the question's scope when it has one,
+ * or the whole call fails with scope_not_found (nothing outside the scope is read).
+ */
+export function resolveDocs(snapshot: LoadedSnapshot, ids: readonly string[], scope?: readonly string[]): number[] {
+  if (scope) {
+    const inScope = new Set(scope);
+    const outside = ids.filter((id) => !inScope.has(id));
+    if (outside.length) throw new ToolFailure('scope_not_found', `doc_id ${outside.join(', ')} is outside this question's scope: the user limited it to doc_ids ${scope.join(', ')}; use those, or leave doc_ids out`);
+  }
+  let byId = docIndexCache.get(snapshot);
+  if (!byId) docIndexCache.set(snapshot, (byId = new Map(snapshot.documents.map((d, i) => [d.doc_id, i]))));
   const missing = ids.filter((id) => !byId.has(id));
   if (missing.length) throw new ToolFailure('scope_not_found', `unknown doc_id: ${missing.join(', ')}; list_documents gives the valid ids`);
   return ids.map((id) => byId.get(id)!);
+}
+
+/**
+ * The documents an optional `doc_ids` names, as the search tools read it: a set (sorted indices), or
+ * `all` when absent or when it names every document; an unknown id fails the whole call, even on an
+ * empty collection. A scoped question (ToolContext.scope) reads absent as its scope and refuses any id outside it.
+ */
+export function docSet(snapshot: LoadedSnapshot, ids: readonly string[] | undefined, scope?: readonly string[]): number[] | 'all' {
+  const named = ids ?? scope;
+  if (named === undefined) return 'all';
+  const set = [...new Set(resolveDocs(snapshot, named, scope))].sort((a, b) => a - b);
+  return set.length === snapshot.documents.length ? 'all' : set;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ContextWindow } from '../common/served-window';
 
 /**
  * The on-disk trace format (README "Data directory"): `traces/<run_id>/trace.json` (the run's meta and
@@ -77,6 +78,8 @@ export const RunManifest = z.object({
   thresholds: z.object({ no_gain: z.number(), violations: z.number() }),
   /** The bound on a follow-up's conversation section (absent in traces written before it existed). */
   max_conversation_tokens: z.number().optional(),
+  /** A chat model served locally: the window it is served with and how the context budget above came from it (absent otherwise, and in traces written before it existed). */
+  context_window: ContextWindow.optional(),
   /** sha256 of everything above except the app build: equal hashes, same configuration. */
   config_hash: z.string(),
 });

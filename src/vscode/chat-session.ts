@@ -10,7 +10,9 @@ import {
   type ChatRequest,
   type ChatResult,
   ChatWebviewToHost,
+  type ChatCommand,
   type KnowledgeBase,
+  type Setup,
   type UiLang,
   replyError,
   replyOk,
@@ -43,6 +45,17 @@ export interface ChatPort {
   testConnection(): Promise<{ ok: boolean; message: string }>;
   /** Whether a build runs in this window now (the knowledge base says "building"). */
   building(): boolean;
+  /** How far the person has come: a chat model to ask, sources added. */
+  setup(): Promise<Setup>;
+  /** Puts text on the system clipboard. */
+  copy(text: string): Promise<void>;
+  /** Asks the person for the folder a note goes to (null: they cancelled). */
+  pickNoteFolder(): Promise<string | null>;
+  /** After a note is written: say where, offer to open it, and to add its folder as a source. */
+  noteSaved(file: string, folder: string): void;
+  runCommand(command: ChatCommand): Promise<void>;
+  /** A question was answered in this view (the walkthrough's last step). */
+  answered(): void;
   log: Logger;
   t: T;
 }
@@ -58,6 +71,8 @@ export class ChatSession {
   private ready = false;
   private held: ChatHostToWebview[] = [];
   private readonly running = new Map<string, AbortController>();
+  /** Each turn asked here, until it is stored with its end: keeping an answer waits for that. */
+  private readonly storing = new Map<string, Promise<void>>();
   /** Requests the webview gave up on: their work is aborted where it can be. */
   private readonly requests = new Map<string, AbortController>();
   private disposed = false;
@@ -88,6 +103,11 @@ export class ChatSession {
     if (this.ready) this.post({ type: 'knowledge_base', knowledge_base: await this.knowledgeBase() });
   }
 
+  /** A key was set or a source added: the first screen's guidance follows. */
+  async setupChanged(): Promise<void> {
+    if (this.ready) this.post({ type: 'setup', setup: await this.port.setup() });
+  }
+
   dispose(): void {
     this.disposed = true;
     for (const ac of [...this.running.values(), ...this.requests.values()]) ac.abort();
@@ -113,16 +133,17 @@ export class ChatSession {
     this.ready = false;
     const store = this.store();
     // Whatever fails here, the view gets its init (an empty history is logged, not a blank panel).
-    const [listing, knowledge_base] = await Promise.all([
+    const [listing, knowledge_base, setup] = await Promise.all([
       store.list().catch((err: unknown) => {
         this.port.log.warn(`chat: the history could not be read: ${errorMessage(err)}`);
         return { conversations: [] };
       }),
       this.knowledgeBase(),
+      this.port.setup().catch(() => undefined),
     ]);
     const current = this.port.currentConversation();
     const conversation = current && listing.conversations.some((c) => c.id === current) ? await store.get(current).catch(() => null) : null;
-    this.post({ type: 'init', ui_lang: this.port.uiLang(), conversation, conversations: listing.conversations, knowledge_base });
+    this.post({ type: 'init', ui_lang: this.port.uiLang(), conversation, conversations: listing.conversations, knowledge_base, ...(setup ? { setup } : {}) });
     this.ready = true;
     const held = this.held;
     this.held = [];
@@ -179,9 +200,34 @@ export class ChatSession {
         return { opened: true };
       },
       test_connection: () => this.port.testConnection(),
+      scope_targets: () => this.app.scopeTargets(),
+      starting_questions: (p) => this.app.startingQuestions(p.lang),
+      copy_markdown: async (p) => {
+        await this.stored(p.conversation_id, p.turn_id);
+        const note = await this.app.answerMarkdown({ workspace: this.port.workspace(), ...p, lang: this.port.uiLang(), linkBase: null });
+        await this.port.copy(note.markdown);
+        return { copied: true };
+      },
+      save_note: async (p) => {
+        await this.stored(p.conversation_id, p.turn_id);
+        const folder = await this.port.pickNoteFolder();
+        if (!folder) return { saved: false, message: this.port.t('No folder was picked; nothing was saved.') };
+        const file = await this.app.saveNote({ workspace: this.port.workspace(), ...p, lang: this.port.uiLang(), folder });
+        this.port.noteSaved(file, folder);
+        return { saved: true, file };
+      },
+      run_command: async (p) => {
+        await this.port.runCommand(p.command);
+        return {};
+      },
     };
     signal.throwIfAborted();
     return (handlers[r.method as Exclude<ChatMethod, 'ask'>] as (p: unknown) => Promise<unknown>)(r.params);
+  }
+
+  /** Waits until a turn asked in this view (every turn of the conversation, for null) is stored with its end. */
+  private async stored(conversationId: string, turnId: string | null): Promise<void> {
+    await Promise.all([...this.storing].filter(([k]) => (turnId === null ? k.startsWith(`${conversationId}/`) : k === `${conversationId}/${turnId}`)).map(([, p]) => p));
   }
 
   private async openCitation(p: ChatParams<'open_citation'>): Promise<ChatResult<'open_citation'>> {
@@ -201,18 +247,24 @@ export class ChatSession {
     const p = r.params;
     const ac = new AbortController();
     let ids: { conversation_id: string; turn_id: string } | null = null;
-    this.app
+    let storedKey: string | null = null;
+    const run = this.app
       .askInConversation(
-        { workspace: this.port.workspace(), conversation_id: p.conversation_id, question: p.question, lang: p.lang },
+        { workspace: this.port.workspace(), conversation_id: p.conversation_id, question: p.question, lang: p.lang, scope: p.scope },
         {
           signal: ac.signal,
           onEvent: (e) => {
             if (e.type === 'conversation_turn') {
               ids = { conversation_id: e.conversation_id, turn_id: e.turn_id };
               this.running.set(e.turn_id, ac);
+              storedKey = `${e.conversation_id}/${e.turn_id}`;
+              this.storing.set(storedKey, run.then(() => undefined, () => undefined));
               this.port.rememberConversation(e.conversation_id);
               this.post(replyOk('ask', r.id, ids));
-            } else if (ids) this.post({ type: 'ask_event', ...ids, event: e } satisfies ChatEvent);
+            } else if (ids) {
+              if (e.type === 'release') this.port.answered();
+              this.post({ type: 'ask_event', ...ids, event: e } satisfies ChatEvent);
+            }
           },
         },
       )
@@ -230,6 +282,9 @@ export class ChatSession {
         this.running.delete(at.turn_id);
         void this.postConversation(at.conversation_id);
       });
+    void run.finally(() => {
+      if (storedKey) this.storing.delete(storedKey);
+    });
   }
 
   private async postConversation(id: string): Promise<void> {

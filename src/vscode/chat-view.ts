@@ -4,13 +4,16 @@ import type { DocQaApp } from '../app/docqa-app';
 import type { Logger } from '../app/settings';
 import { workspaceKey } from '../app/conversations/workspace-key';
 import { chatHtml } from '../shared/chat-html';
-import type { UiLang } from '../shared/chat-protocol';
+import path from 'node:path';
+import type { Setup, UiLang } from '../shared/chat-protocol';
 import { ChatSession, type ChatPort, type OpenTarget } from './chat-session';
 import type { DisposableStore } from './disposable-store';
 
 const t = (message: string, ...args: Array<string | number>) => vscode.l10n.t(message, ...args);
 /** workspaceState: the conversation the chat showed last, restored after a reload. */
 const CURRENT_KEY = 'docqa.chat.conversation';
+/** globalState: the folder the last note went to, offered first next time. */
+const NOTES_KEY = 'docqa.notes.folder';
 
 export interface ChatHostDeps {
   context: vscode.ExtensionContext;
@@ -18,6 +21,13 @@ export interface ChatHostDeps {
   log: Logger;
   building: () => boolean;
   testConnection: () => Promise<{ ok: boolean; message: string }>;
+  setup: () => Promise<Setup>;
+  /** A question was answered (the walkthrough's last step checks itself off). */
+  answered: () => void;
+  /** Adds a folder as a source (and builds it), as "Add Folder to Sources" does. */
+  addSource: (folder: string) => Promise<void>;
+  /** Whether this folder is a source already. */
+  isSource: (folder: string) => Promise<boolean>;
 }
 
 /** The UI language: Chinese when VS Code's display language is (zh-cn, zh-tw), else English. */
@@ -25,15 +35,19 @@ export function uiLang(): UiLang {
   return vscode.env.language.toLowerCase().startsWith('zh') ? 'zh' : 'en';
 }
 
-/** Opens a citation: text at the block's lines, selected and revealed; a PDF in DocQA's page view. */
+/** Opens a citation at its spot, whatever its format, through `docqa.openCitation` (citation-opener.ts). */
 async function openLocation(target: OpenTarget): Promise<void> {
-  const uri = vscode.Uri.file(target.path);
-  if (target.location.kind === 'lines') {
-    const selection = new vscode.Range(target.location.line_start - 1, 0, target.location.line_end - 1, Number.MAX_SAFE_INTEGER);
-    await vscode.window.showTextDocument(uri, { selection, preview: true, viewColumn: vscode.ViewColumn.One });
-    return;
-  }
-  await vscode.commands.executeCommand('docqa.openPdfPage', { path: target.path, page: target.location.page, highlight: target.text });
+  await vscode.commands.executeCommand('docqa.openCitation', target);
+}
+
+/** Where the note went, with Open Note, and (once per folder that is no source yet) Add Folder to Sources. */
+async function noteSaved(deps: ChatHostDeps, file: string, folder: string): Promise<void> {
+  const open = t('Open Note');
+  const add = t('Add Folder to Sources');
+  const buttons = (await deps.isSource(folder).catch(() => true)) ? [open] : [open, add];
+  const pick = await vscode.window.showInformationMessage(t('DocQA: the note is saved as {0}.', path.basename(file)), ...buttons);
+  if (pick === open) await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: false });
+  else if (pick === add) await deps.addSource(folder);
 }
 
 /** The chat's page in a webview, the CSP it needs, and a session speaking the protocol to it. */
@@ -60,6 +74,20 @@ function attach(webview: vscode.Webview, deps: ChatHostDeps, store: DisposableSt
     },
     testConnection: deps.testConnection,
     building: deps.building,
+    setup: deps.setup,
+    answered: deps.answered,
+    copy: (text) => Promise.resolve(vscode.env.clipboard.writeText(text)),
+    pickNoteFolder: async () => {
+      const last = deps.context.globalState.get<string>(NOTES_KEY);
+      const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: t('Save Note Here'), title: t('DocQA: save the note in which folder?'), ...(last ? { defaultUri: vscode.Uri.file(last) } : {}) });
+      const folder = picked?.[0]?.scheme === 'file' ? picked[0].fsPath : null;
+      if (folder) void deps.context.globalState.update(NOTES_KEY, folder);
+      return folder;
+    },
+    noteSaved: (file, folder) => void noteSaved(deps, file, folder),
+    runCommand: async (command) => {
+      await vscode.commands.executeCommand(command);
+    },
     log: deps.log,
     t,
   };
@@ -93,6 +121,10 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
 
   knowledgeBaseChanged(): void {
     for (const s of this.sessions) void s.knowledgeBaseChanged();
+  }
+
+  setupChanged(): void {
+    for (const s of this.sessions) void s.setupChanged();
   }
 
   dispose(): void {

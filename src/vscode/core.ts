@@ -32,9 +32,11 @@ export function startCore(context: vscode.ExtensionContext, registry: HostRegist
       }
     }),
     registry.command('docqa.inspectDocument', async (uri?: vscode.Uri) => {
-      const target = uri ?? vscode.window.activeTextEditor?.document.uri;
+      // A Word file, an e-book or a PDF opens in no text editor: the active tab names it.
+      const tab = vscode.window.tabGroups.activeTabGroup.activeTab?.input as { uri?: unknown } | undefined;
+      const target = uri ?? vscode.window.activeTextEditor?.document.uri ?? (tab?.uri instanceof vscode.Uri ? tab.uri : undefined);
       if (!target || target.scheme !== 'file') {
-        void vscode.window.showWarningMessage(vscode.l10n.t('DocQA: open or select a Markdown, text or PDF file to inspect.'));
+        void vscode.window.showWarningMessage(vscode.l10n.t('DocQA: open or select a document (Markdown, text, PDF, Word, EPUB, web page or slides) to inspect.'));
         return;
       }
       await showInspectPanel(context, target);

@@ -1,29 +1,38 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { HostRegistry } from './lazy-registry';
-import type { BuildJob } from '../app/build-job';
+import type { BuildEvent, BuildJob } from '../app/build-job';
 import { DocQaApp } from '../app/docqa-app';
 import type { AppSettings, HostWords, Logger } from '../app/settings';
 import { Redactor } from '../common/redact';
 import type { EgressPlan } from '../index/store/egress-consent';
 import { showControls } from '../shared/inert-text';
 import { ChatViews } from './chat-view';
-import { egressPrompt } from './egress-model';
+import { isLoopback } from '../common/provider-failure';
+import { findLocalServer } from '../app/local-models/local-server';
+import { egressPrompt, localEgressWords } from './egress-model';
+import { pickModel } from './model-picker';
 import { DisposableStore } from './disposable-store';
 import { EditorTabs } from './editor-tabs';
+import { openCitationCommand } from './citation-opener';
 import { openPdfPageCommand } from './pdf-page-view';
 import { SECRET_IDS, promptForKey, secretKeys } from './secret-keys';
+import { vscodeKeyOf } from '../app/settings-table/names';
+import { sourceWatchGlob } from './format-patterns';
 import { RebuildScheduler } from './rebuild-scheduler';
 import { type StatusInput, statusView } from './status-model';
 import { TreeViews } from './tree-views';
+import { ANSWERED, KEYWORD_ONLY_CHOSEN, WALKTHROUGH_ID, walkthroughContext } from './walkthrough';
+import { EmbeddingChoice } from './embedding-choice';
 
 /** How the extension names its settings and commands in messages. */
 export const VSCODE_WORDS: HostWords = {
   settings: {
-    chat: { key: 'DocQA: Set Chat API Key', base_url: 'docqa.chat.baseUrl', model: 'docqa.chat.model' },
-    embedding: { key: 'DocQA: Set Embedding API Key', base_url: 'docqa.embedding.baseUrl', model: 'docqa.embedding.model' },
+    chat: { key: 'DocQA: Set Chat API Key', base_url: vscodeKeyOf('chat.base_url'), model: vscodeKeyOf('chat.model') },
+    embedding: { key: 'DocQA: Set Embedding API Key', base_url: vscodeKeyOf('embedding.base_url'), model: vscodeKeyOf('embedding.model') },
   },
   buildCommand: '“DocQA: Rebuild Index”',
+  pickModelCommand: '“DocQA: Pick Chat Model”',
   keywordOnly: '“DocQA: Use Keyword-Only Search”',
   addSourceCommand: '“DocQA: Add Folder to Sources”',
 };
@@ -47,6 +56,7 @@ export class DocQaExtension implements vscode.Disposable {
   private readonly chat: ChatViews;
   private readonly tabs: EditorTabs;
   private readonly scheduler: RebuildScheduler;
+  private readonly embeddings: EmbeddingChoice;
   private sourceWatchers: vscode.Disposable[] = [];
   private watchedSources = '';
   /** The active snapshot as the status bar shows it, read on refresh (never on a build's progress events). */
@@ -63,18 +73,39 @@ export class DocQaExtension implements vscode.Disposable {
     this.status.name = 'DocQA';
     this.status.command = 'docqa.showLog';
     this.status.show();
-    this.app = new DocQaApp({ dataDir: context.globalStorageUri.fsPath, settings: readSettings(), keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: 'docqa.question.maxChars' });
+    this.app = new DocQaApp({ dataDir: context.globalStorageUri.fsPath, settings: readSettings(), keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: vscodeKeyOf('run.max_question_chars') });
     this.store.add(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('docqa')) this.app.updateSettings(readSettings());
+        if (!e.affectsConfiguration('docqa')) return;
+        this.app.updateSettings(readSettings());
+        void this.refresh();
       }),
     );
     this.trees = this.store.add(new TreeViews(this.app, registry));
-    this.tabs = new EditorTabs({ context, app: this.app, store: this.store, log: this.log, appOptions: { settings: this.app.settings, keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: 'docqa.question.maxChars' }, registry });
+    this.embeddings = new EmbeddingChoice({ context, refresh: () => this.refresh(), rebuild: () => this.rebuild() });
+    this.tabs = new EditorTabs({ context, app: this.app, store: this.store, log: this.log, appOptions: { settings: this.app.settings, keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: vscodeKeyOf('run.max_question_chars') }, registry });
     // Edits in the sources rebuild the index incrementally, once a burst of changes has settled.
     this.scheduler = this.store.add(new RebuildScheduler(() => this.backgroundBuild(), 2000));
     this.store.add({ dispose: () => this.sourceWatchers.forEach((w) => w.dispose()) });
-    this.chat = this.store.add(new ChatViews({ context, app: this.app, log: this.logger(), building: () => this.buildRunning(), testConnection: () => this.connectionWords() }, () => new DisposableStore()));
+    this.chat = this.store.add(
+      new ChatViews(
+        {
+          context,
+          app: this.app,
+          log: this.logger(),
+          building: () => this.buildRunning(),
+          testConnection: () => this.connectionWords(),
+          setup: async () => ({ chat_ready: Boolean(await context.secrets.get(SECRET_IDS.chat)) || isLoopback(this.app.settings.chat.base_url), sources: (await this.app.listSources().catch(() => [])).length }),
+          answered: () => {
+            if (context.globalState.get<boolean>(ANSWERED)) return;
+            void context.globalState.update(ANSWERED, true).then(() => this.refresh());
+          },
+          addSource: (folder) => this.addSources([vscode.Uri.file(folder)], true),
+          isSource: async (folder) => (await this.app.listSources()).some((s) => s.path === folder),
+        },
+        () => new DisposableStore(),
+      ),
+    );
     this.store.add(registry.webviewView('docqa.chat', this.chat));
     // Another window sharing this data directory may build and activate a snapshot: this one follows.
     const watcher = this.store.add(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(context.globalStorageUri, '{active.json,sources.json}')));
@@ -88,9 +119,11 @@ export class DocQaExtension implements vscode.Disposable {
   async refresh(): Promise<void> {
     this.trees.refresh();
     this.chat.knowledgeBaseChanged();
+    this.chat.setupChanged();
     this.tabs.refresh();
-    const [chatKey, sources, active] = await Promise.all([
+    const [chatKey, embeddingKey, sources, active] = await Promise.all([
       this.context.secrets.get(SECRET_IDS.chat),
+      this.context.secrets.get(SECRET_IDS.embedding),
       this.app.listSources().catch(() => []),
       this.app.activeSnapshot().catch((err: unknown) => {
         this.log.warn(`status: ${err instanceof Error ? err.message : String(err)}`);
@@ -100,9 +133,11 @@ export class DocQaExtension implements vscode.Disposable {
     this.active = active ? { state: active.state, failed: active.stats.failed_documents, keywordOnly: active.embedding.provider === 'none' } : null;
     this.renderStatus();
     this.watchSources(sources);
-    await vscode.commands.executeCommand('setContext', 'docqa.hasChatKey', Boolean(chatKey));
-    await vscode.commands.executeCommand('setContext', 'docqa.hasSources', sources.length > 0);
-    await vscode.commands.executeCommand('setContext', 'docqa.hasSnapshot', active !== null);
+    // A recognised local chat server (Ollama, LM Studio) needs no key: the welcome moves on to the sources.
+    const keyless = !chatKey && isLoopback(this.app.settings.chat.base_url) && (await findLocalServer(this.app.settings.chat.base_url).catch(() => null)) !== null;
+    // The views' welcome and the walkthrough's steps follow what really happened.
+    const facts = { settings: this.app.settings, chatKey: Boolean(chatKey) || keyless, embeddingKey: Boolean(embeddingKey), keywordOnlyChosen: Boolean(this.context.globalState.get(KEYWORD_ONLY_CHOSEN)), sources: sources.length, snapshot: active !== null, answered: Boolean(this.context.globalState.get(ANSWERED)) };
+    for (const [key, value] of Object.entries(walkthroughContext(facts))) await vscode.commands.executeCommand('setContext', key, value);
   }
 
   /** One watcher per source (its supported files and its .gitignore files), renewed when the sources change. */
@@ -112,7 +147,7 @@ export class DocQaExtension implements vscode.Disposable {
     this.watchedSources = key;
     for (const w of this.sourceWatchers) w.dispose();
     this.sourceWatchers = sources.map((s) => {
-      const pattern = s.kind === 'folder' ? new vscode.RelativePattern(vscode.Uri.file(s.path), '**/{*.md,*.markdown,*.mdown,*.mkd,*.mdx,*.txt,*.text,*.pdf,.gitignore}') : new vscode.RelativePattern(vscode.Uri.file(path.dirname(s.path)), path.basename(s.path));
+      const pattern = s.kind === 'folder' ? new vscode.RelativePattern(vscode.Uri.file(s.path), sourceWatchGlob()) : new vscode.RelativePattern(vscode.Uri.file(path.dirname(s.path)), path.basename(s.path));
       const w = vscode.workspace.createFileSystemWatcher(pattern);
       const on = () => this.scheduler.changed();
       w.onDidChange(on);
@@ -126,6 +161,8 @@ export class DocQaExtension implements vscode.Disposable {
   private async backgroundBuild(): Promise<void> {
     if (!(await this.app.activeSnapshotId())) return;
     if (this.build && (this.build.status.state === 'running' || this.build.status.state === 'paused')) return;
+    // Another embedding model re-embeds everything: only a rebuild the person asks for does that.
+    if (await this.app.embeddingChange().catch(() => null)) return;
     try {
       // Nobody asked for this build: a source never sent before is not sent now; the person is told instead.
       const confirmEgress = async () => {
@@ -134,7 +171,7 @@ export class DocQaExtension implements vscode.Disposable {
         });
         return false;
       };
-      this.build = await this.app.startBuild({ onEvent: () => this.renderStatus(), confirmEgress });
+      this.build = await this.app.startBuild({ onEvent: (e) => this.onBuildEvent(e), confirmEgress });
       await this.build.done;
     } catch (err) {
       this.log.warn(`background rebuild: ${err instanceof Error ? err.message : String(err)}`);
@@ -166,6 +203,8 @@ export class DocQaExtension implements vscode.Disposable {
     cmd('docqa.clearChatKey', () => this.clearKey('chat'));
     cmd('docqa.clearEmbeddingKey', () => this.clearKey('embedding'));
     cmd('docqa.testConnection', () => this.testConnection());
+    cmd('docqa.pickChatModel', () => pickModel(this.app, 'chat'));
+    cmd('docqa.pickEmbeddingModel', () => pickModel(this.app, 'embedding'));
     cmd('docqa.openChatInEditor', () => this.chat.openInEditor());
     cmd('docqa.addFolder', () => this.addSources(undefined, true));
     // The explorer's "Add to DocQA Sources": the clicked item, or every selected one.
@@ -179,14 +218,17 @@ export class DocQaExtension implements vscode.Disposable {
     cmd('docqa.showLog', () => this.log.show());
     cmd('docqa.refreshViews', () => this.refresh());
     cmd('docqa.removeSource', (node?: { id?: string }) => this.removeSource(node));
-    cmd('docqa.useKeywordOnly', () => this.useKeywordOnly());
+    cmd('docqa.useKeywordOnly', () => this.embeddings.useKeywordOnly());
     cmd('docqa.activateSnapshot', (node?: { id?: string }) => this.snapshotAction(node, 'activate'));
     cmd('docqa.deleteSnapshot', (node?: { id?: string }) => this.snapshotAction(node, 'delete'));
     cmd('docqa.showFailedDocuments', () => this.showFailedDocuments());
     cmd('docqa.revealInExplorer', (node?: { file?: string | null }) => (node?.file ? vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(node.file)) : undefined));
     cmd('docqa.openDataFolder', () => vscode.env.openExternal(this.context.globalStorageUri));
+    cmd('docqa.openWalkthrough', () => vscode.commands.executeCommand('workbench.action.openWalkthrough', WALKTHROUGH_ID, false));
+    cmd('docqa.turnOnEmbeddings', () => this.embeddings.turnOn());
     this.tabs.register(cmd);
     cmd('docqa.openPdfPage', (args?: unknown) => openPdfPageCommand(this.context, args));
+    cmd('docqa.openCitation', (args?: unknown) => openCitationCommand(this.context, this.app, this.logger(), args));
   }
 
   private async removeSource(node?: { id?: string }): Promise<void> {
@@ -197,13 +239,6 @@ export class DocQaExtension implements vscode.Disposable {
     this.log.info(`source removed: ${removed.path}`);
     const pick = await vscode.window.showInformationMessage(t('DocQA: removed {0}. Its documents leave the index at the next build.', removed.label), t('Rebuild Index'));
     await this.refresh();
-    if (pick) await this.rebuild();
-  }
-
-  /** Keyword-only search: no embedding endpoint, no embedding key (a user setting, then a rebuild). */
-  private async useKeywordOnly(): Promise<void> {
-    await vscode.workspace.getConfiguration('docqa').update('embedding.provider', 'none', vscode.ConfigurationTarget.Global);
-    const pick = await vscode.window.showInformationMessage(t('DocQA: keyword-only search is on. Rebuild the index to use it.'), t('Rebuild Index'));
     if (pick) await this.rebuild();
   }
 
@@ -238,6 +273,8 @@ export class DocQaExtension implements vscode.Disposable {
 
   private async setKey(which: 'chat' | 'embedding'): Promise<void> {
     if (await promptForKey(this.context.secrets, which)) {
+      // A key for embeddings that are off would do nothing: ask, rather than leave search keyword-only unsaid.
+      if (which === 'embedding' && this.app.settings.embedding.provider === 'none') return this.embeddings.offer();
       const pick = await vscode.window.showInformationMessage(which === 'chat' ? t('DocQA: the chat API key is saved.') : t('DocQA: the embedding API key is saved.'), t('Test Connection'));
       if (pick) await this.testConnection();
     }
@@ -265,7 +302,12 @@ export class DocQaExtension implements vscode.Disposable {
     const [chat, embedding] = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: t('DocQA: testing the connections…') }, () => Promise.all([this.app.testConnection('chat'), this.app.testConnection('embedding')]));
     for (const r of [chat, embedding]) {
       this.log.info(`test connection (${r.provider}): ${r.detail}`);
-      if (r.ok) void vscode.window.showInformationMessage(`DocQA: ${r.detail}`);
+      if (r.ok && r.skipped) {
+        const on = t('Turn On Embeddings');
+        void vscode.window.showInformationMessage(`DocQA: ${r.detail}`, on).then((pick) => {
+          if (pick === on) void this.embeddings.turnOn();
+        });
+      } else if (r.ok) void vscode.window.showInformationMessage(`DocQA: ${r.detail}`);
       else {
         const fix = r.failure?.action === 'set_key' || r.failure?.action === 'check_key' ? t('Set Key') : t('Open Settings');
         void vscode.window.showErrorMessage(`DocQA: ${r.detail}`, fix).then((pick) => {
@@ -285,8 +327,15 @@ export class DocQaExtension implements vscode.Disposable {
     const added = out.filter((o) => o.status === 'added').map((o) => o.source.label);
     this.log.info(`sources added: ${added.join(', ') || '(none new)'}`);
     await this.refresh();
-    const pick = await vscode.window.showInformationMessage(added.length ? t('DocQA: added {0}. Build the index now?', added.join(', ')) : t('DocQA: these sources were already added.'), t('Rebuild Index'));
-    if (pick) await this.rebuild();
+    if (!added.length) {
+      void vscode.window.showInformationMessage(t('DocQA: these sources were already added.'));
+      return;
+    }
+    // Adding a source means wanting it searchable: it is built now (the egress confirmation, when due, comes first).
+    void vscode.window.showInformationMessage(t('DocQA: added {0}; indexing it now.', added.join(', ')));
+    const running = this.build && (this.build.status.state === 'running' || this.build.status.state === 'paused') ? this.build : null;
+    if (running) await running.done.catch(() => undefined);
+    await this.rebuild();
   }
 
   /**
@@ -311,9 +360,12 @@ export class DocQaExtension implements vscode.Disposable {
       void vscode.window.showInformationMessage(t('DocQA: a build is already running.'));
       return;
     }
+    // Another embedding model than the active snapshot's re-embeds every block: said, and agreed to, before anything is sent.
+    const change = await this.app.embeddingChange().catch(() => null);
+    if (change && (await vscode.window.showWarningMessage(`DocQA: ${change}`, { modal: true }, t('Rebuild Index'))) !== t('Rebuild Index')) return;
     let job: BuildJob;
     try {
-      job = await this.app.startBuild({ onEvent: () => this.renderStatus(), confirmEgress: (plan) => this.confirmEgress(plan) });
+      job = await this.app.startBuild({ onEvent: (e) => this.onBuildEvent(e), confirmEgress: (plan) => this.confirmEgress(plan) });
     } catch (err) {
       void vscode.window.showErrorMessage(`DocQA: ${err instanceof Error ? err.message : String(err)}`);
       return;
@@ -343,6 +395,12 @@ export class DocQaExtension implements vscode.Disposable {
         await this.refresh();
       }
     });
+  }
+
+  /** A build's event: the status bar, and what a local embedding server embeds (told, not asked). */
+  private onBuildEvent(e: BuildEvent): void {
+    if (e.type === 'egress_local') void vscode.window.showInformationMessage(localEgressWords(e, t));
+    this.renderStatus();
   }
 
   /** Before a source's text first goes to an embedding host: what, how much, where, and what was skipped. */

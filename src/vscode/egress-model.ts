@@ -22,3 +22,8 @@ export function egressPrompt(plan: EgressPlan, t: T): { message: string; detail:
   }
   return { message, detail: lines.join('\n') };
 }
+
+/** Said instead of asking when the embedding endpoint is a local model server on this machine: nothing leaves it. */
+export function localEgressWords(e: { host: string; model: string; sources: readonly string[]; files: number; blocks: number; tokens: number }, t: T): string {
+  return t('DocQA: {0} files ({1} blocks, about {2} tokens) of {3} are embedded by {4} at {5}, on this machine: nothing leaves it.', e.files, e.blocks, e.tokens.toLocaleString('en-US'), e.sources.map((s) => `“${s}”`).join(', '), e.model, e.host);
+}

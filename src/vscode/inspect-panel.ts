@@ -15,17 +15,11 @@ function html(webview: vscode.Webview, extensionUri: vscode.Uri): string {
 </head><body><div id="root"></div><script nonce="${nonce}" src="${script}"></script></body></html>`;
 }
 
-/** Opens the source at a block's location: its line range for text formats, the file for PDFs. */
+/** Opens the source at a block's location, as a citation to it opens (docqa.openCitation). */
 async function openBlock(doc: Document, index: number): Promise<void> {
   const block = doc.blocks[index];
   if (!block) return;
-  const uri = vscode.Uri.file(doc.path);
-  if (block.location.kind === 'lines') {
-    const range = new vscode.Range(block.location.line_start - 1, 0, block.location.line_end - 1, Number.MAX_SAFE_INTEGER);
-    await vscode.window.showTextDocument(uri, { selection: range, preview: true });
-  } else {
-    await vscode.commands.executeCommand('vscode.open', uri);
-  }
+  await vscode.commands.executeCommand('docqa.openCitation', { path: doc.path, location: block.location, text: block.text, title: doc.title, content_hash: doc.content_hash });
 }
 
 /** "DocQA: Inspect Document Structure": what a file becomes (sections, blocks, locations) in a webview. */

@@ -1,10 +1,14 @@
-// The extension's settings as data: which `docqa.*` key feeds which part of AppSettings, how a value
-// read from the configuration is checked, and which keys make the index stale. It lives with the
-// extension (only the extension has `docqa.*` settings) but imports nothing of `vscode`, so that plain
-// Node unit tests can check it against package.json without an extension host; src/extension.ts hands
-// it `(key) => vscode.workspace.getConfiguration().get(key)`.
+// The extension's settings, read through the settings table (src/app/settings-table/table.ts): which
+// `docqa.*` key feeds which part of AppSettings, how a value read from the configuration is checked, and
+// which keys make the index stale. It imports nothing of `vscode`, so that plain Node unit tests can
+// check it against package.json without an extension host; src/extension.ts hands it
+// `(key) => vscode.workspace.getConfiguration().get(key)`.
 import { z } from 'zod';
 import { AppSettings, DEFAULT_SETTINGS } from '../app/settings';
+import { vscodeKeyOf } from '../app/settings-table/names';
+import { type Tree, deleteAt, describeIssue, getAt, samePath, setAt } from '../app/settings-table/problems';
+import { HOST_GROUP, vscodeRows } from '../app/settings-table/setting';
+import { SETTINGS } from '../app/settings-table/table';
 
 /** Reads one setting by its full key (`docqa.chat.model`); undefined when nothing is set. */
 export type ConfigurationReader = (key: string) => unknown;
@@ -40,81 +44,36 @@ interface SettingSpec {
   rebuild?: boolean;
 }
 
-/** Every `docqa.*` setting that feeds AppSettings, in the order package.json lists them. */
-export const SETTING_SPECS: readonly SettingSpec[] = [
-  { key: 'docqa.chat.baseUrl', path: ['chat', 'base_url'] },
-  { key: 'docqa.chat.model', path: ['chat', 'model'] },
-  { key: 'docqa.chat.thinking', path: ['chat', 'thinking'] },
-  { key: 'docqa.embedding.provider', path: ['embedding', 'provider'], rebuild: true },
-  { key: 'docqa.embedding.baseUrl', path: ['embedding', 'base_url'], unset: '', rebuild: true },
-  { key: 'docqa.embedding.model', path: ['embedding', 'model'], unset: '', rebuild: true },
-  { key: 'docqa.embedding.dimensions', path: ['embedding', 'dimensions'], unset: null, rebuild: true },
-  { key: 'docqa.budgets.maxContextTokens', path: ['run', 'budgets', 'max_context_tokens'] },
-  { key: 'docqa.budgets.maxRequestTokens', path: ['run', 'budgets', 'max_request_tokens'] },
-  { key: 'docqa.budgets.finalReserveTokens', path: ['run', 'budgets', 'finalization_reserve_tokens'] },
-  { key: 'docqa.budgets.maxToolCalls', path: ['run', 'budgets', 'max_tool_calls'] },
-  { key: 'docqa.thresholds.noGain', path: ['run', 'thresholds', 'no_gain'] },
-  { key: 'docqa.thresholds.violations', path: ['run', 'thresholds', 'violations'] },
-  { key: 'docqa.question.maxChars', path: ['run', 'max_question_chars'] },
-  { key: 'docqa.trace.mode', path: ['trace', 'mode'] },
-  { key: 'docqa.trace.keep', path: ['trace', 'keep'] },
-  { key: 'docqa.retention.keepSnapshots', path: ['retention', 'keep'] },
-  { key: 'docqa.retention.keepDays', path: ['retention', 'keep_days'] },
-  { key: 'docqa.ingest.maxFileBytes', path: ['ingest', 'max_file_bytes'], rebuild: true },
-  { key: 'docqa.ingest.blockTargetTokens', path: ['ingest', 'chunking', 'target_tokens'], rebuild: true },
-  { key: 'docqa.ingest.blockMaxTokens', path: ['ingest', 'chunking', 'max_tokens'], rebuild: true },
-  { key: 'docqa.ingest.blockMinTokens', path: ['ingest', 'chunking', 'min_tokens'], rebuild: true },
-  // The two per-document limits the ingestion workers enforce: raising one can let a document that failed
-  // too_slow / out_of_memory in, so, like the file size limit, a change asks for a rebuild.
-  { key: 'docqa.ingest.maxDocumentMs', path: ['ingest', 'max_document_ms'], rebuild: true },
-  { key: 'docqa.ingest.maxWorkerMemoryMb', path: ['ingest', 'max_worker_memory_mb'], rebuild: true },
-];
+const VSCODE_ROWS = vscodeRows(SETTINGS);
 
-export const SOURCE_GLOB_KEYS = { include: 'docqa.sources.include', exclude: 'docqa.sources.exclude' } as const;
+export const SOURCE_GLOB_KEYS = { include: vscodeKeyOf('ingest.globs.include'), exclude: vscodeKeyOf('ingest.globs.exclude') } as const;
 export const DEFAULT_SOURCE_GLOBS: SourceGlobs = { include: [], exclude: [] };
 
+/**
+ * Every `docqa.*` setting that feeds AppSettings, in the table's order; the source globs (read on their
+ * own, below) and the settings only the extension reads (the OTLP endpoint) aside.
+ */
+export const SETTING_SPECS: readonly SettingSpec[] = VSCODE_ROWS.filter((r) => !r.path.startsWith(`${HOST_GROUP}.`) && r.vscode.key !== SOURCE_GLOB_KEYS.include && r.vscode.key !== SOURCE_GLOB_KEYS.exclude).map((r) => ({
+  key: r.vscode.key,
+  path: r.path.split('.'),
+  ...('unset' in r ? { unset: r.unset } : {}),
+  ...(r.rebuild ? { rebuild: true } : {}),
+}));
+
 /** Endpoint settings: only user (application-scoped) settings may say where requests and keys go. */
-export const ENDPOINT_SETTING_KEYS: readonly string[] = ['docqa.chat.baseUrl', 'docqa.chat.model', 'docqa.embedding.provider', 'docqa.embedding.baseUrl', 'docqa.embedding.model', 'docqa.embedding.dimensions', 'docqa.trace.otlpEndpoint'];
+export const ENDPOINT_SETTING_KEYS: readonly string[] = VSCODE_ROWS.filter((r) => r.vscode.scope === 'application').map((r) => r.vscode.key);
 
 /**
  * Settings whose change makes the built index stale: the embedding endpoint (other vectors), ingestion
  * and chunking (other blocks), and the source globs (other files). The extension says "a rebuild is
  * needed" when one of them changes.
  */
-export const REBUILD_SETTING_KEYS: readonly string[] = [...SETTING_SPECS.filter((s) => s.rebuild).map((s) => s.key), SOURCE_GLOB_KEYS.include, SOURCE_GLOB_KEYS.exclude];
+export const REBUILD_SETTING_KEYS: readonly string[] = VSCODE_ROWS.filter((r) => r.rebuild).map((r) => r.vscode.key);
 
 /** For VS Code's `ConfigurationChangeEvent.affectsConfiguration`: does this change need a rebuild? */
 export function rebuildNeeded(affects: (key: string) => boolean): boolean {
   return REBUILD_SETTING_KEYS.some((k) => affects(k));
 }
-
-type Tree = Record<string, unknown>;
-
-function setAt(tree: Tree, path: readonly string[], value: unknown): void {
-  let node = tree;
-  for (const part of path.slice(0, -1)) {
-    const next = node[part];
-    if (typeof next !== 'object' || next === null) node[part] = {};
-    node = node[part] as Tree;
-  }
-  node[path[path.length - 1]!] = value;
-}
-
-function getAt(tree: unknown, path: readonly string[]): unknown {
-  let node = tree;
-  for (const part of path) {
-    if (typeof node !== 'object' || node === null) return undefined;
-    node = (node as Tree)[part];
-  }
-  return node;
-}
-
-function deleteAt(tree: Tree, path: readonly string[]): void {
-  const parent = getAt(tree, path.slice(0, -1));
-  if (typeof parent === 'object' && parent !== null) delete (parent as Tree)[path[path.length - 1]!];
-}
-
-const samePath = (a: readonly PropertyKey[], b: readonly PropertyKey[]) => a.length === b.length && a.every((p, i) => p === b[i]);
 
 function safeRead(read: ConfigurationReader, key: string): unknown {
   try {
@@ -129,14 +88,15 @@ const isUnset = (v: unknown) => v === undefined || v === '';
 /** The raw object AppSettings parses: only what is set, so the schema's defaults fill the rest. */
 function rawFromConfiguration(read: ConfigurationReader): Tree {
   const raw: Tree = {};
-  const provider = safeRead(read, 'docqa.embedding.provider');
+  const providerKey = vscodeKeyOf('embedding.provider');
+  const provider = safeRead(read, providerKey);
   for (const spec of SETTING_SPECS) {
     const value = safeRead(read, spec.key);
     if (spec.path[0] === 'embedding') {
       // Keyword-only has no endpoint: its base URL, model and dimensions are not read. An endpoint
       // named but left empty is reported as unset, not as a bad URL.
       if (provider === undefined || provider === 'none') continue;
-      if (spec.key === 'docqa.embedding.provider') setAt(raw, spec.path, value);
+      if (spec.key === providerKey) setAt(raw, spec.path, value);
       else setAt(raw, spec.path, isUnset(value) ? undefined : value);
       continue;
     }
@@ -144,30 +104,6 @@ function rawFromConfiguration(read: ConfigurationReader): Tree {
   }
   if (provider === 'none') raw.embedding = { provider: 'none' };
   return raw;
-}
-
-function describe(issue: z.core.$ZodIssue, input: unknown): string {
-  switch (issue.code) {
-    case 'too_small':
-      if (issue.origin === 'string') return 'must not be empty';
-      if (issue.origin === 'array') return `must have at least ${issue.minimum} entries`;
-      return issue.inclusive ? `must be at least ${issue.minimum}` : `must be greater than ${issue.minimum}`;
-    case 'too_big':
-      return issue.inclusive ? `must be at most ${issue.maximum}` : `must be less than ${issue.maximum}`;
-    case 'invalid_type':
-      if (input === undefined) return 'must be set';
-      if (issue.expected === 'int') return 'must be a whole number';
-      return `must be ${issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}, not ${JSON.stringify(input)}`;
-    case 'invalid_value':
-      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, not ${JSON.stringify(input)}`;
-    case 'invalid_union':
-      if ('options' in issue && Array.isArray(issue.options)) return `must be one of ${issue.options.map((v: unknown) => JSON.stringify(v)).join(', ')}, not ${JSON.stringify(input)}`;
-      return 'is not valid';
-    case 'invalid_format':
-      return issue.format === 'url' ? `must be a URL (https://…), not ${JSON.stringify(input)}` : `must be a valid ${issue.format}`;
-    default:
-      return issue.message;
-  }
 }
 
 /** A schema-level message about a group (`target_tokens must not exceed max_tokens`) in setting keys. */
@@ -215,7 +151,7 @@ export function settingsFromConfiguration(read: ConfigurationReader): SettingsRe
         const input = getAt(raw, spec.path);
         // Without its base URL or model the endpoint cannot be used: the embedding part falls back to keyword-only.
         const required = spec.path[0] === 'embedding' && spec.unset === '';
-        const why = required && input === undefined ? 'must be set when docqa.embedding.provider is "openai-compatible"' : describe(issue, input);
+        const why = required && input === undefined ? 'must be set when docqa.embedding.provider is "openai-compatible"' : describeIssue(issue, input);
         report({ key: spec.key, message: `${spec.key} ${why}${required ? ' (search is keyword-only until it is fixed)' : ''}` });
         deleteAt(raw, spec.path as string[]);
         reset.push([...path]);
@@ -275,7 +211,7 @@ export function configurationFromSettings(settings: AppSettings, sources: Source
  * AppSettings: only the extension's export action reads it, when it runs. Application-scoped like the
  * other endpoints: a workspace cannot send traces elsewhere.
  */
-export const OTLP_ENDPOINT_KEY = 'docqa.trace.otlpEndpoint';
+export const OTLP_ENDPOINT_KEY = vscodeKeyOf('host.otlp_endpoint');
 
 /** The OTLP endpoint, or null when none is set; a value that is not an http(s) URL is reported and not used. */
 export function otlpEndpointFromConfiguration(read: ConfigurationReader): { url: string | null; problem: SettingProblem | null } {

@@ -59,6 +59,7 @@ export class TraceFeatures {
         },
         notify: (kind, message) => void (kind === 'error' ? vscode.window.showErrorMessage(`DocQA: ${message}`) : vscode.window.showInformationMessage(`DocQA: ${message}`)),
         openTrace: (runId) => this.openTrace(runId),
+        openCitation: async (target) => void (await vscode.commands.executeCommand('docqa.openCitation', target)),
         log: (line) => d.log.info(line),
       },
     };

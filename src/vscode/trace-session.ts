@@ -1,5 +1,6 @@
 import type { DocQaApp } from '../app/docqa-app';
 import { DocQaError, errorMessage } from '../common/errors';
+import type { CitationLocation } from '../shared/citation-target';
 import { type HostToTraceView, TraceViewToHost, type TraceData } from '../shared/trace-protocol';
 import { readTrace } from '../trace/trace-store';
 
@@ -16,6 +17,8 @@ export interface TraceHost {
   copy(text: string): Promise<void>;
   notify(kind: 'info' | 'error', message: string): void;
   openTrace(runId: string): Promise<void>;
+  /** Opens a cited block at its spot (docqa.openCitation); absent where the host cannot. */
+  openCitation?(target: CitationLocation): Promise<void>;
   log(line: string): void;
 }
 
@@ -103,7 +106,25 @@ export class TraceSession {
           this.host.notify('error', errorMessage(err));
         }
         return;
+      case 'open-citation':
+        try {
+          await this.openCitation(m.ref);
+        } catch (err) {
+          this.host.notify('error', errorMessage(err));
+        }
+        return;
     }
+  }
+
+  /** A citation of this run, looked up in the snapshot the run used (the active one when that is gone), then opened. */
+  private async openCitation(ref: string): Promise<void> {
+    if (!this.host.openCitation) throw new DocQaError('invalid_argument', 'this view cannot open citations');
+    const [doc_id, block_id] = ref.split('#') as [string, string];
+    const snapshot_id = (await readTrace(this.app.dir, this.run())).meta?.manifest.snapshot.id;
+    const b = await this.app.block({ doc_id, block_id, ...(snapshot_id ? { snapshot_id } : {}) });
+    if (!b.found) throw new DocQaError(b.reason, b.message);
+    if (!b.file_exists) throw new DocQaError('source_not_found', `the cited file ${b.path} no longer exists`);
+    await this.host.openCitation({ path: b.path, location: b.location, text: b.text, title: b.doc_title, content_hash: b.content_hash });
   }
 
   private run(): string {

@@ -176,8 +176,11 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         assert.deepEqual(fake.requests.map((r) => r.path), []);
       });
 
-      await journey.step('the DocQA view container opens on its welcome: it explains the two keys, with buttons to set them', async () => {
+      await journey.step('the DocQA view container opens with the chat in front and the lists collapsed; Sources, opened, explains the two keys, with buttons to set them', async () => {
         await runCommand(page, 'View: Show DocQA');
+        const header = page.locator('.part.sidebar .pane-header', { hasText: 'Sources' }).first();
+        await header.waitFor();
+        if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
         const welcome = page.locator('.welcome-view-content', { hasText: 'It needs two keys' });
         await welcome.waitFor();
         assert.ok(await welcome.locator('a.monaco-button, .monaco-button', { hasText: 'Set Chat API Key' }).count() > 0, 'a button sets the chat key');
@@ -233,11 +236,12 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         await notification(page, 'DocQA: testing the connections…').waitFor({ state: 'hidden' });
       });
 
-      await journey.step('add the workspace folder and build: the egress confirmation says what goes where and lists the skipped .env; progress, then ready', async () => {
+      await journey.step('add the workspace folder: it builds at once; the egress confirmation says what goes where and lists the skipped .env; progress, then ready', async () => {
         await clearNotifications(page);
         const mark = fake.requests.length;
         await runCommand(page, 'DocQA: Add All Workspace Folders');
-        await clickNotificationButton(page, /DocQA: added workspace\. Build the index now\?/, 'Rebuild Index');
+        // Adding builds at once: the egress confirmation comes first.
+        await notification(page, 'DocQA: added workspace; indexing it now.').waitFor();
         const dialog = await modalDialog(page, /DocQA: send \d+ files \(\d+ blocks, about [\d,]+ tokens at most\) of “workspace” to 127\.0\.0\.1:\d+ to be embedded\?/);
         assert.match(await dialog.innerText(), /Not read and not sent \(1\):\s*• .*\.env \(looks like a secret\)/);
         assert.deepEqual(fake.requests.slice(mark), [], 'nothing is sent before the answer');

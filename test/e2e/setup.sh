@@ -34,7 +34,8 @@ for p in "${DEBIAN_PACKAGES[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
-    echo "e2e setup: missing Debian packages (${missing[*]}), and installing them needs root" >&2
+    echo "e2e setup: missing Debian packages (${missing[*]}), and installing them needs root. Run:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
     false
   fi
   echo "installing ${missing[*]}"

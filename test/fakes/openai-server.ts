@@ -33,17 +33,21 @@ export type Fault =
   | { kind: 'model_not_found' };
 
 /** How a completion ends: normally, without a finish reason, with the connection dying, or never. */
-type Mode = 'complete' | 'truncate' | 'cut' | 'stall';
+export type Mode = 'complete' | 'truncate' | 'cut' | 'stall';
 
 export interface RecordedRequest {
   path: string;
+  method: string;
   body: Record<string, unknown>;
   /** Whether an Authorization header came (its value is never kept). */
   authorized: boolean;
 }
 
-/** A scripted reply: its text, optionally with DeepSeek-style `reasoning_content` streamed before it. */
-export type ChatReply = string | { content: string; reasoning?: string };
+/**
+ * A scripted reply: its text, optionally with DeepSeek-style `reasoning_content` streamed before it, and
+ * the size of the content's stream pieces (12 characters unless set: 1 or 3 split every tag and label).
+ */
+export type ChatReply = string | { content: string; reasoning?: string; chunk?: number };
 export type ChatScript = ChatReply | ((body: Record<string, unknown>) => ChatReply);
 
 export interface FakeServerOptions {
@@ -136,6 +140,11 @@ export function autoReply(body: Record<string, unknown>): string {
 
 export class FakeOpenAIServer {
   readonly requests: RecordedRequest[] = [];
+  /**
+   * Requests to a local server's own API (`/api/…`) that this plain OpenAI-compatible server does not
+   * have: DocQA's look for Ollama or LM Studio. Kept apart, so `requests` holds what reached the model API.
+   */
+  readonly probes: RecordedRequest[] = [];
   /** Errors thrown by scripted reply functions (tests assert this stays empty). */
   readonly scriptErrors: unknown[] = [];
   private readonly faults = new Map<string, Fault[]>();
@@ -154,6 +163,11 @@ export class FakeOpenAIServer {
     return `http://127.0.0.1:${this.port}/v1`;
   }
 
+  /** The server's root, where a local server's own API lives (`/api/…`). */
+  get root(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
   /** Texts embedded so far, in request order. */
   get embeddedInputs(): string[] {
     return this.requests.filter((r) => r.path === '/v1/embeddings').flatMap((r) => r.body.input as string[]);
@@ -169,6 +183,12 @@ export class FakeOpenAIServer {
   /** Replies for the next chat completions, in order. */
   scriptChat(...replies: ChatScript[]): void {
     this.chatScript.push(...replies);
+  }
+
+  /** Drops the replies and faults not used yet: a test that failed half-way leaves nothing for the next one. */
+  resetScript(): void {
+    this.chatScript.length = 0;
+    this.faults.clear();
   }
 
   /** Whether the tiny automatic agent answers once the script is used up. */
@@ -207,16 +227,30 @@ export class FakeOpenAIServer {
     }
     const path = (req.url ?? '').split('?')[0]!;
     const auth = req.headers.authorization;
-    this.requests.push({ path, body, authorized: typeof auth === 'string' && auth.length > 0 });
+    (this.ownApi(path) ? this.requests : this.probes).push({ path, method: req.method ?? 'GET', body, authorized: typeof auth === 'string' && auth.length > 0 });
     if (this.options.apiKey !== undefined && auth !== `Bearer ${this.options.apiKey}`) {
       // Like several real servers, the error echoes the key it was given: redaction must catch it.
       return this.json(res, 401, { error: { message: `Authentication Fails: incorrect API key provided: ${(auth ?? '').replace(/^Bearer /, '')}`, type: 'authentication_error' } });
     }
     const fault = this.faults.get(path)?.shift();
     if (fault && this.fault(fault, path, body, auth, req, res)) return;
+    if (await this.route(path, req.method ?? 'GET', body, res)) return;
     if (path === '/v1/embeddings') return this.embeddings(res, body);
     if (path === '/v1/chat/completions') return this.chat(res, body, 'complete');
     return this.json(res, 404, { error: { message: `no route ${path}`, type: 'invalid_request_error' } });
+  }
+
+  /** Whether a path belongs to this server's API (recorded in `requests`): the OpenAI API's, plus a local server's own in a subclass. */
+  protected ownApi(path: string): boolean {
+    return !path.startsWith('/api/');
+  }
+
+  /**
+   * A subclass's own routes (a local server's native API, or its way of serving /v1): true when it
+   * answered. Runs after the request is recorded, the key checked and a fault injected.
+   */
+  protected route(_path: string, _method: string, _body: Record<string, unknown>, _res: http.ServerResponse): boolean | Promise<boolean> {
+    return false;
   }
 
   /** Answers with the fault; false when the fault does not apply to this path (the request is then served). */
@@ -302,12 +336,12 @@ export class FakeOpenAIServer {
     }
   }
 
-  private json(res: http.ServerResponse, status: number, value: unknown): void {
+  protected json(res: http.ServerResponse, status: number, value: unknown): void {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(value));
   }
 
-  private embeddings(res: http.ServerResponse, body: Record<string, unknown>): void {
+  protected embeddings(res: http.ServerResponse, body: Record<string, unknown>): void {
     const input = body.input;
     if (!Array.isArray(input) || input.some((x) => typeof x !== 'string')) {
       return this.json(res, 400, { error: { message: 'input must be an array of strings', type: 'invalid_request_error' } });
@@ -322,22 +356,32 @@ export class FakeOpenAIServer {
     this.json(res, 200, { object: 'list', data, model: body.model, ...(!this.embeddingUsage ? {} : { usage: { prompt_tokens: tokens, total_tokens: tokens } }) });
   }
 
-  private chat(res: http.ServerResponse, body: Record<string, unknown>, mode: Mode): void {
+  protected chat(res: http.ServerResponse, body: Record<string, unknown>, mode: Mode): void {
+    const reply = this.nextReply(res, body);
+    if (reply) this.reply(res, body, reply.content, reply.reasoning, mode, reply.chunk);
+  }
+
+  /** The next scripted (or automatic) reply to a request, placeholders filled; null when it answered with an error instead. */
+  protected nextReply(res: http.ServerResponse, body: Record<string, unknown>): { content: string; reasoning: string; chunk: number } | null {
     const next = this.chatScript.shift() ?? (this.options.auto ? autoReply : undefined);
-    if (next === undefined) return this.json(res, 500, { error: { message: 'fake server: no scripted reply left', type: 'server_error' } });
+    if (next === undefined) {
+      this.json(res, 500, { error: { message: 'fake server: no scripted reply left', type: 'server_error' } });
+      return null;
+    }
     let reply: ChatReply;
     try {
       reply = typeof next === 'function' ? next(body) : next;
     } catch (err) {
       // A failing script (an assertion inside it) is reported to the test, not thrown into the server.
       this.scriptErrors.push(err);
-      return this.json(res, 500, { error: { message: `fake server: script failed: ${String(err)}`, type: 'server_error' } });
+      this.json(res, 500, { error: { message: `fake server: script failed: ${String(err)}`, type: 'server_error' } });
+      return null;
     }
-    this.reply(res, body, fillPlaceholders(typeof reply === 'string' ? reply : reply.content, body), typeof reply === 'string' ? '' : (reply.reasoning ?? ''), mode);
+    return { content: fillPlaceholders(typeof reply === 'string' ? reply : reply.content, body), reasoning: typeof reply === 'string' ? '' : (reply.reasoning ?? ''), chunk: typeof reply === 'string' ? 12 : (reply.chunk ?? 12) };
   }
 
   /** Sends one completion (streamed when asked), cut or stalled half-way as the mode says. */
-  private reply(res: http.ServerResponse, body: Record<string, unknown>, text: string, reasoning: string, mode: Mode): void {
+  private reply(res: http.ServerResponse, body: Record<string, unknown>, text: string, reasoning: string, mode: Mode, chunk = 12): void {
     let content = text;
     const messages = (body.messages as Array<{ content?: unknown }> | undefined) ?? [];
     const promptTokens = Math.ceil(JSON.stringify(messages).length / 4);
@@ -363,7 +407,7 @@ export class FakeOpenAIServer {
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const send = (v: unknown) => res.write(`data: ${JSON.stringify(v)}\n\n`);
-    const pieces = content.match(/[\s\S]{1,12}/g) ?? [''];
+    const pieces = content.match(new RegExp(`[\\s\\S]{1,${chunk}}`, 'g')) ?? [''];
     send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
     res.write(': keep-alive\n\n');
     for (const r of reasoning.match(/[\s\S]{1,12}/g) ?? []) send({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { reasoning_content: r }, finish_reason: null }] });

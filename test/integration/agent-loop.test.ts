@@ -48,7 +48,7 @@ describe('agent loop over real HTTP against a scripted model', () => {
         return act('scan_term', { term: 'another' });
       },
     );
-    const r = await run('Is zzqxj mentioned?', { thresholds: { noGain: 2 } });
+    const r = await run('Is zzqxj mentioned?', { thresholds: { no_gain: 2 } });
     // Every rejected request is counted, as the trace records it: the repeat (answered STOP_REQUIRED) and the request after it.
     assert.deepEqual(r.counts, { agent_turns: 3, tool_calls: 1, model_calls: 3, rejected_requests: 2 });
     assert.equal(r.stop_reason, 'INFORMATION_SATURATED');
@@ -154,15 +154,16 @@ describe('agent loop over real HTTP against a scripted model', () => {
     // Clarification after a search: the question to the user, then what was verified, no citations invented.
     t.server.scriptChat(act('scan_term', { term: 'mitochondria' }), 'Thought: the notes name two labs.\nAction: Finish[需要澄清：你问的是哪一次实验？]');
     const c = await run('What did the lab measure?');
-    assert.deepEqual([c.release.status, c.release.reason, c.counts.tool_calls], ['FALLBACK', 'MISSING_REQUIRED_CONTEXT', 1]);
-    assert.match(c.answer!, /^你问的是哪一次实验？\n\n- Scanning all 5 documents for “mitochondria”: /);
+    // (The seed's flowchart: verified facts first, so INSUFFICIENT_EVIDENCE with what was checked, in the question's language.)
+    assert.deepEqual([c.release.status, c.release.reason, c.counts.tool_calls], ['FALLBACK', 'INSUFFICIENT_EVIDENCE', 1]);
+    assert.match(c.answer!, /^你问的是哪一次实验？\n\nChecked in this run:\n- Scanning all 5 documents for “mitochondria”: /);
     t.server.scriptChat((body) => {
       const system = (body.messages as Array<{ content: string }>)[0]!.content;
       assert.match(system, /"completeness":"partial"/);
       return 'Thought: answer.\nAction: Finish[Cells are the basic unit of life.]';
     });
     const p = await run('What is a cell?', { snapshot: t.partial });
-    assert.match(p.answer!, /could not be indexed.*lecture\.pdf/);
+    assert.match(p.answer!, /could not be indexed.*lecture\.pdf; page\(s\) 2 of handout\.pdf could not be read and are not covered\)$/);
   });
 
   it('a query embedding that fails is retried once by its client and never again by the harness (one query: at most 2 requests, not 4)', async () => {

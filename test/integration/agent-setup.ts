@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before } from 'node:test';
-import { runAgent } from '../../src/harness/agent-loop';
+import { type AgentOptions, runAgent } from '../../src/harness/agent-loop';
 import { Budgets } from '../../src/harness/budget';
 import { ChatClient, ChatConfig } from '../../src/harness/model-client';
+import { RunLimits, type Thresholds } from '../../src/harness/run-limits';
 import { baselineDir, loadBundle, type PromptBundle } from '../../src/harness/prompt-bundle';
 import { buildSnapshot } from '../../src/index/store/build-snapshot';
 import { DataDir } from '../../src/common/data-dir';
@@ -16,6 +17,7 @@ import { addSources } from '../../src/index/sources/sources';
 import type { SpanRecord, TraceRecord } from '../../src/trace/trace-model';
 import { Tracer } from '../../src/trace/tracer';
 import { FakeOpenAIServer } from '../fakes/openai-server';
+import { textPdf } from '../fixtures/pdf-writer';
 import { fixture, tempDir } from '../helpers';
 import { preparePdfThread } from '../../src/index/ingest/ingest-worker';
 
@@ -51,9 +53,19 @@ export interface AgentSetup {
   zhBundle: PromptBundle;
   snap: LoadedSnapshot;
   partial: LoadedSnapshot;
-  run: (question: string, extra?: Partial<Parameters<typeof runAgent>[0]>) => ReturnType<typeof runAgent>;
+  /** One run over the fixtures; `budgets` and `thresholds` (each defaulted on its own) become the run's limits. */
+  run: (question: string, extra?: Partial<AgentOptions> & { budgets?: Budgets; thresholds?: Partial<Thresholds> }) => ReturnType<typeof runAgent>;
   /** A snapshot with embeddings from the fake server (its embedding config). */
   hybrid: () => Promise<{ snapshot: LoadedSnapshot; embedding: RemoteEmbeddingConfig }>;
+  /** A ready snapshot of an empty folder: a collection without documents. */
+  empty: () => Promise<LoadedSnapshot>;
+}
+
+/** A keyword-only snapshot of a temporary folder holding these files (name → text). */
+export async function snapshotOfFiles(files: Record<string, string>): Promise<LoadedSnapshot> {
+  const dir = tempDir('docqa-notes-');
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  return build([dir]);
 }
 
 async function build(paths: string[], embedding: RemoteEmbeddingConfig | null = null): Promise<LoadedSnapshot> {
@@ -73,9 +85,11 @@ export async function agentSetup(): Promise<AgentSetup> {
   const mixed = tempDir('docqa-partial-');
   fs.copyFileSync(fixture('markdown', 'cell-notes.md'), path.join(mixed, 'cells.md'));
   fs.copyFileSync(fixture('bad', 'broken.pdf'), path.join(mixed, 'lecture.pdf'));
+  // Indexed without its page 2 (glyph codes only): a partial document, named with its page.
+  fs.writeFileSync(path.join(mixed, 'handout.pdf'), textPdf([{ lines: [{ text: 'Cells divide by mitosis.', y: 700 }] }, { lines: [], unmapped: [{ y: 700, glyphs: 200 }] }]));
   const partial = await build([mixed]);
   let hybrid: { snapshot: LoadedSnapshot; embedding: RemoteEmbeddingConfig } | null = null;
-  const budgets = Budgets.parse({});
+  let empty: LoadedSnapshot | null = null;
   return {
     server,
     model,
@@ -83,7 +97,7 @@ export async function agentSetup(): Promise<AgentSetup> {
     zhBundle,
     snap,
     partial,
-    run: (question, extra = {}) => runAgent({ question, snapshot: snap, model, bundle, budgets, ...extra }),
+    run: (question, { budgets, thresholds, ...extra } = {}) => runAgent({ question, snapshot: snap, model, bundle, run: RunLimits.parse({ budgets, thresholds }), ...extra }),
     hybrid: async () => {
       if (!hybrid) {
         const embedding = { provider: 'openai-compatible', base_url: server.baseURL, model: 'fake', dimensions: 16, batch_size: 64, concurrency: 4, timeout_ms: 5000, max_retry_after_ms: 30_000, retry_delay_ms: 50 } as const satisfies RemoteEmbeddingConfig;
@@ -91,6 +105,7 @@ export async function agentSetup(): Promise<AgentSetup> {
       }
       return hybrid;
     },
+    empty: async () => (empty ??= await build([tempDir('docqa-nothing-')])),
   };
 }
 

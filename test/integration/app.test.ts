@@ -131,6 +131,8 @@ describe('the application layer: one object per data directory, for any host', (
     assert.equal(missing.detail, 'The chat model deepseek-v4-flash at api.deepseek.com:443 has no API key. Set the chat API key (DOCQA_CHAT_API_KEY).');
     const none = await remote.testConnection('embedding');
     assert.deepEqual([none.ok, none.skipped], [true, true]);
+    // Keyword-only is said as such, with how to change it, in this host's words.
+    assert.equal(none.detail, 'Keyword-only search: no embedding endpoint is used, so search matches words, not meaning. To search by meaning, turn embeddings on (provider openai-compatible, with DOCQA_EMBEDDING_BASE_URL and DOCQA_EMBEDDING_MODEL), set DOCQA_EMBEDDING_API_KEY, then rebuild with `docqa index`.');
   });
 
   it('inspect parses in an ingestion worker, PDFs included (pdf.js is never loaded on the host thread)', async () => {

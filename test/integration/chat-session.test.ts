@@ -17,6 +17,7 @@ function recordingPort(workspace: string) {
   const opened: OpenTarget[] = [];
   const logs: string[] = [];
   let current: string | null = null;
+  const kept = { copied: [] as string[], folder: null as string | null, saved: [] as Array<{ file: string; folder: string }>, commands: [] as string[], answered: 0 };
   const port: ChatPort = {
     post: (m) => posted.push(HostMessage.parse(m)),
     uiLang: () => 'en',
@@ -30,10 +31,16 @@ function recordingPort(workspace: string) {
     openTrace: async () => undefined,
     testConnection: async () => ({ ok: true, message: 'both fine' }),
     building: () => false,
+    setup: async () => ({ chat_ready: true, sources: 1 }),
+    copy: async (text) => void kept.copied.push(text),
+    pickNoteFolder: async () => kept.folder,
+    noteSaved: (file, folder) => void kept.saved.push({ file, folder }),
+    runCommand: async (c) => void kept.commands.push(c),
+    answered: () => void kept.answered++,
     log: { ...NULL_LOGGER, warn: (m) => logs.push(m) },
     t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])),
   };
-  return { port, posted, opened, logs };
+  return { port, posted, opened, logs, kept };
 }
 
 const reply = (posted: ChatHostToWebview[], id: string) => posted.find((m): m is ChatReply => m.type === 'reply' && m.id === id);
@@ -119,6 +126,56 @@ describe('the chat view host: a ChatSession over the real application layer and 
     assert.equal(again.conversations.length, 1);
     session.dispose();
     await app.close();
+  });
+
+  it('the first hour over the protocol: setup in init, @ targets, starting questions, a scoped ask, copy and save as note, allowed commands', async () => {
+    const { app, ws } = await setup();
+    const { port, posted, kept } = recordingPort(ws);
+    const session = new ChatSession(app, port);
+    session.receive({ type: 'ready' });
+    await eventually('init', () => posted.some((m) => m.type === 'init'), 5000, 20);
+    const init = posted.find((m) => m.type === 'init') as Extract<ChatEvent, { type: 'init' }>;
+    assert.deepEqual(init.setup, { chat_ready: true, sources: 1 });
+    const ask = async (id: string, method: string, params: unknown) => {
+      session.receive({ type: 'request', id, method, params });
+      await eventually(`the reply to ${id}`, () => Boolean(reply(posted, id)), 15_000, 20);
+      const r = reply(posted, id)!;
+      assert.ok(r.ok, JSON.stringify(r));
+      return r.value as never;
+    };
+    const targets: { documents: Array<{ doc_id: string; title: string }>; sources: Array<{ label: string }> } = await ask('t', 'scope_targets', {});
+    assert.deepEqual(targets.documents.map((d) => d.title), ['Cell Biology Notes']);
+    const starting: { questions: Array<{ question: string; doc_id: string }> } = await ask('s', 'starting_questions', { lang: 'zh' });
+    assert.equal(starting.questions.length, 1);
+    assert.match(starting.questions[0]!.question, /《Cell Biology Notes》/);
+
+    server.scriptChat('Thought: search.\nAction: search_blocks[{"input": {"query": "slide"}}]', 'Thought: done.\nAction: Finish[Use water【来源:{{ref:1}}】.]');
+    const ids: { conversation_id: string; turn_id: string } = await ask('q', 'ask', { conversation_id: null, question: 'How is the slide prepared?', scope: { sources: [], doc_ids: [targets.documents[0]!.doc_id] } });
+    await eventually('the release', () => events(posted).some((e) => e.event.type === 'release'), 15_000, 20);
+    const started = events(posted).find((e) => e.event.type === 'run_started')!.event as { scope?: { documents: unknown[] } };
+    assert.equal(started.scope?.documents.length, 1);
+    assert.equal(kept.answered, 1, 'the walkthrough hears that a question was answered');
+
+    assert.deepEqual(await ask('c', 'copy_markdown', { conversation_id: ids.conversation_id, turn_id: ids.turn_id }), { copied: true });
+    assert.match(kept.copied[0]!, /^# How is the slide prepared\?\n/);
+    assert.match(kept.copied[0]!, /\[1\]\(file:\/\/.+cells\.md#L\d+/);
+    // Cancelled folder pick: nothing written, said so.
+    const none: { saved: boolean; message?: string } = await ask('n0', 'save_note', { conversation_id: ids.conversation_id, turn_id: ids.turn_id });
+    assert.deepEqual(none, { saved: false, message: 'No folder was picked; nothing was saved.' });
+    kept.folder = tempDir('docqa-chat-kept-');
+    const saved: { saved: boolean; file: string } = await ask('n1', 'save_note', { conversation_id: ids.conversation_id, turn_id: null });
+    assert.equal(saved.saved, true);
+    assert.deepEqual(kept.saved, [{ file: saved.file, folder: kept.folder }]);
+    assert.match(fs.readFileSync(saved.file, 'utf8'), /^# How is the slide prepared\?\n\n## How is the slide prepared\?/);
+
+    await ask('r', 'run_command', { command: 'docqa.addFolder' });
+    assert.deepEqual(kept.commands, ['docqa.addFolder']);
+    // Any other command is refused by the protocol: dropped, never run.
+    session.receive({ type: 'request', id: 'x', method: 'run_command', params: { command: 'workbench.action.terminal.new' } });
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(reply(posted, 'x'), undefined);
+    assert.deepEqual(kept.commands, ['docqa.addFolder']);
+    session.dispose();
   });
 
   it('stop ends the turn CANCELLED; a question refused before it is recorded is the reply error; a broken-off turn is a turn_error', async () => {

@@ -51,7 +51,9 @@ describe('docqa inspect', () => {
     const after = cli.run(['inspect', file]);
     assert.equal(after.code, 0);
     assert.match(after.stdout, new RegExp(`doc_id: +${scan.documents[0]!.doc_id}\\n`));
-    assert.match(after.stdout, /\[5\] 人物 › 张骞/);
+    // The title as written; its path writes the `>` as `›` (one separator only between sections).
+    assert.match(after.stdout, /\[5\] 人物 > 张骞 /);
+    assert.match(after.stdout, /\[中国历史笔记 > 汉朝 \(2\) > 人物 › 张骞\]/);
     assert.match(after.stdout, /#0 d[0-9a-f]+#b[0-9a-f]{8} {2}line 5 {2}\d+ tokens {2}\[中国历史笔记 > 秦朝\]/);
   });
 

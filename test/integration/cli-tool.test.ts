@@ -5,8 +5,32 @@ import { describe, it } from 'node:test';
 import { fixture, tempDir } from '../helpers';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { makeCli } from './cli';
+import { z } from 'zod';
+import { TOOLS, toolJsonSchema } from '../../src/tools/registry';
 
 describe('docqa tool', () => {
+  it('--help lists every tool with its input fields, their types and examples, generated from the schemas (a script need not learn doc_ids from an error)', () => {
+    const cli = makeCli({ DOCQA_EMBEDDING_PROVIDER: 'none' });
+    const help = cli.run(['tool', '--help']);
+    assert.equal(help.code, 0, help.stderr);
+    for (const tool of TOOLS) {
+      const schema = z.toJSONSchema(tool.input) as { properties: Record<string, unknown>; required?: string[]; examples: unknown[] };
+      const section = help.stdout.slice(help.stdout.indexOf(`\n${tool.name} — `));
+      assert.ok(section.length > 1, `${tool.name} is listed`);
+      const own = section.split('\n\n')[0]!;
+      for (const field of Object.keys(schema.properties)) assert.match(own, new RegExp(`\\n  ${field} +\\S.*, (required|optional)`), `${tool.name}.${field}`);
+      assert.ok(schema.examples.length > 0, `${tool.name} has an example`);
+      for (const example of schema.examples) {
+        assert.ok(tool.input.safeParse(example).success, `${tool.name}'s example is a valid input`);
+        assert.ok(own.includes(`docqa tool ${tool.name} '${JSON.stringify(example)}'`));
+      }
+    }
+    assert.match(help.stdout, /\n {2}doc_ids +string \(not empty\)\[\] \(1 or more\), required — one or more doc_ids/);
+    assert.match(help.stdout, /\n {2}lang +"zh" \| "en" \| "ja" \| "mixed" \| "und", optional/);
+    // The model's schema is the same, without the examples (its prompt did not grow).
+    assert.equal(toolJsonSchema(TOOLS[0]!).examples, undefined);
+  });
+
   it('prints payloads as JSON; an error payload still exits 0; usage errors exit 2', async () => {
     const cli = makeCli({ DOCQA_EMBEDDING_PROVIDER: 'none' });
     const none = cli.run(['tool', 'list_documents']);

@@ -50,10 +50,13 @@ describe('what leaves the machine: the first embedding build of a source asks, a
     const root = notes();
     await app.addSources([root]);
     const before = server.requests.length;
+    const probes = server.probes.length;
     const plans: EgressPlan[] = [];
     const declined = await app.startBuild({ confirmEgress: async (p) => (plans.push(p), false) });
     await assert.rejects(declined.done, (err: Error & { code?: string }) => err.code === 'egress_declined' && /nothing was sent to 127\.0\.0\.1:\d+/.test(err.message));
     assert.equal(server.requests.length, before, 'not one request reached the embedding server');
+    // Only the GETs that look for a local model server (GET /api/version, /api/v0/models), which carry nothing.
+    assert.ok(server.probes.slice(probes).every((r) => r.method === 'GET' && Object.keys(r.body).length === 0 && /^\/api\/(version|v0\/models)$/.test(r.path)));
     assert.equal(await app.activeSnapshotId(), null);
     const [plan] = plans;
     assert.equal(plans.length, 1);

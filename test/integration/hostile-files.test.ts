@@ -8,9 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, it } from 'node:test';
-import { tempDir } from '../helpers';
+import { fixture, tempDir } from '../helpers';
 import { recordTrials } from '../reliability/trials';
 import { makeCli } from './cli';
+import { billionLaughs, bombPayload, docx, epub, externalEntity, pptx, slideXml, wordParagraph, xhtml } from '../hostile-zips';
 
 interface Scan {
   documents: Array<{ path: string; blocks: number; title: string }>;
@@ -132,6 +133,42 @@ describe('hostile and odd files', () => {
     }
     for (const c of CASES) {
       const outcome = c.expect.ok ? 'indexed on its own; the build activates' : `fails alone (${c.expect.stage}/${c.expect.code}) with a reason in words; the build activates`;
+      recordTrials({ area: 'hostile input', fault: c.what, trials: 1, outcome }, __filename);
+    }
+  });
+
+  it('Word files, e-books, decks and pages: a zip bomb of each zip format, XML entity expansion and a file that claims to be DOCX fail alone, in the worker pool; the real ones are indexed and searchable', async () => {
+    const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
+    const copy = (name: string) => () => fs.readFileSync(fixture('formats', name));
+    const cases: Case[] = [
+      { name: 'guide.docx', what: 'a Word file with headings, tables and footnotes in English and Chinese', bytes: copy('photosynthesis.docx'), expect: { ok: true, minBlocks: 8, title: 'Photosynthesis Study Guide' } },
+      { name: 'guide.epub', what: 'an EPUB e-book', bytes: copy('photosynthesis.epub'), expect: { ok: true, minBlocks: 7, title: 'Photosynthesis Study Guide' } },
+      { name: 'course.html', what: 'a saved web page with a cookie banner, navigation and footer', bytes: copy('cell-biology-course.html'), expect: { ok: true, minBlocks: 5, title: 'Cell Respiration — BIO 110 Course Pages' } },
+      { name: 'lecture.pptx', what: 'a slide deck with speaker notes', bytes: copy('respiration-slides.pptx'), expect: { ok: true, minBlocks: 5, title: 'Cell Respiration Lecture' } },
+      { name: 'bomb.docx', what: 'a zip bomb (.docx): 144 MB of document.xml in a 140 KB file', bytes: () => docx(bombPayload(144)), expect: { ok: false, stage: 'parse', code: 'too_large', message: /would unpack to 144 MB .*zip bomb/ } },
+      { name: 'bomb.epub', what: 'a zip bomb (.epub): a 144 MB chapter', bytes: () => epub(bombPayload(144)), expect: { ok: false, stage: 'parse', code: 'too_large', message: /would unpack to 144 MB .*zip bomb/ } },
+      { name: 'bomb.pptx', what: 'a zip bomb (.pptx): a 144 MB slide', bytes: () => pptx(bombPayload(144)), expect: { ok: false, stage: 'parse', code: 'too_large', message: /would unpack to 144 MB .*zip bomb/ } },
+      { name: 'lying-bomb.docx', what: 'a zip bomb that declares 4 KB and inflates to 64 MB (.docx)', bytes: () => docx(bombPayload(64), 4096), expect: { ok: false, stage: 'parse', code: 'too_large', message: /unpacks to more than the 4096 bytes its archive declares/ } },
+      { name: 'laughs.docx', what: 'an XML entity expansion (billion laughs) in a Word file', bytes: () => docx(Buffer.from(billionLaughs('w:document', `<w:document ${W}><w:body>${wordParagraph('LAUGHS')}</w:body></w:document>`))), expect: { ok: false, stage: 'parse', code: 'corrupt', message: /declares XML entities/ } },
+      { name: 'xxe.epub', what: 'an external XML entity naming /etc/passwd in an e-book chapter', bytes: () => epub(externalEntity('html', xhtml('<p>LAUGHS</p>').replace(/^<\?xml[^>]*>/, ''))), expect: { ok: false, stage: 'parse', code: 'corrupt', message: /declares XML entities/ } },
+      { name: 'laughs.pptx', what: 'an XML entity expansion (billion laughs) in a slide', bytes: () => pptx(billionLaughs('p:sld', slideXml('T', 'LAUGHS').replace(/^<\?xml[^>]*>/, ''))), expect: { ok: false, stage: 'parse', code: 'corrupt', message: /declares XML entities/ } },
+      { name: 'fake.docx', what: 'a file that claims to be DOCX and is not (text renamed .docx)', bytes: () => 'quarterly notes, not a Word document\n', expect: { ok: false, stage: 'parse', code: 'corrupt', message: /not a valid Word document: it is not a zip archive/ } },
+    ];
+    const cli = makeCli({ DOCQA_EMBEDDING_PROVIDER: 'none' });
+    const dir = tempDir();
+    writeCases(dir, cases);
+    cli.json(['sources', 'add', dir, '--json']);
+    const r = await cli.runAsync(['index', '--yes', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const built = JSON.parse(r.stdout) as Scan & { state: string; activated: boolean };
+    assert.equal(built.activated, true);
+    assert.equal(built.state, 'ready_partial');
+    const scan = JSON.parse((await cli.runAsync(['sources', 'scan', '--json'])).stdout) as Scan;
+    checkScan(scan, dir, cases);
+    for (const term of ['chlorophyll', '叶绿体', 'chemiosmosis', 'breakfast']) assert.ok(cli.json<{ total_count: number }>(['tool', 'scan_term', JSON.stringify({ term })]).total_count >= 1, term);
+    for (const absent of ['cookies', 'root:x:0', 'lollol']) assert.equal(cli.json<{ total_count: number }>(['tool', 'scan_term', JSON.stringify({ term: absent })]).total_count, 0, absent);
+    for (const c of cases) {
+      const outcome = c.expect.ok ? 'indexed on its own; the build activates' : `fails alone in the worker pool (${c.expect.stage}/${c.expect.code}) with a reason in words; the build activates`;
       recordTrials({ area: 'hostile input', fault: c.what, trials: 1, outcome }, __filename);
     }
   });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { createIngestPool, type ScanOutcome } from '../../src/index/ingest/ingest-pool';
 import { IngestOptions } from '../../src/index/model';
+import { textPdf } from '../fixtures/pdf-writer';
 import { tempDir } from '../helpers';
 import { recordTrials } from '../reliability/trials';
 
@@ -80,6 +81,31 @@ describe('ingestion pool limits', () => {
     const stopped = await runAll([slow, n], { max_document_ms: limit });
     assert.deepEqual(codes(stopped.outcomes), ['too_slow', 'ok']);
     recordTrials({ area: 'hostile input', fault: 'a document queued behind another on its worker, and one over ingest.max_document_ms with a note behind it', trials: 2, outcome: 'the wait is not charged to the document; the slow one fails parse/too_slow alone' }, __filename);
+  });
+
+  it('a fresh worker\'s start and pdf.js start-up are not charged to its first PDF (689-byte files failed as too slow at 1 s)', async () => {
+    const dir = tempDir();
+    const tiny = [0, 1, 2].map((i) => {
+      const file = path.join(dir, `tiny-${i}.pdf`);
+      fs.writeFileSync(file, textPdf([{ lines: [{ text: `A short note, number ${i}.`, y: 700 }] }]));
+      return file;
+    });
+    // Measured first: the whole wait for the first PDF of a fresh worker (its start, pdf.js's), and a PDF
+    // on the warm worker after it.
+    const pool = createIngestPool(IngestOptions.parse({}), WORKER, 1);
+    let t = performance.now();
+    await pool.run(tiny[0]!, identity(tiny[0]!));
+    const cold = performance.now() - t;
+    t = performance.now();
+    await pool.run(tiny[1]!, identity(tiny[1]!));
+    const warm = Math.max(1, performance.now() - t);
+    await pool.close();
+    // A limit between the two (their geometric mean, and 20 warm parses at least): the start-up alone is over it.
+    const limit = Math.ceil(Math.max(Math.sqrt(cold * warm), 20 * warm));
+    assert.ok(cold > limit, `a cold start (${Math.round(cold)} ms) should take longer than ${limit} ms, or this test shows nothing`);
+    const { outcomes } = await runAll(tiny, { max_document_ms: limit });
+    assert.deepEqual(codes(outcomes), ['ok', 'ok', 'ok'], `limit ${limit} ms; cold ${Math.round(cold)} ms, warm ${Math.round(warm)} ms`);
+    recordTrials({ area: 'hostile input', fault: 'tiny PDFs in a fresh worker with ingest.max_document_ms below the worker\'s and pdf.js\'s start-up', trials: 3, outcome: 'indexed: the limit runs from when the worker is ready and pdf.js has started' }, __filename);
   });
 
   it('a worker whose script cannot load fails its jobs as internal errors instead of respawning forever', async () => {

@@ -74,6 +74,11 @@ describe('extension package', () => {
       // The PDF page view (pdf.js with its worker module inside) and its stylesheet.
       'dist/pdf-view.js',
       'dist/pdf-view.css',
+      // The document view (Word, web pages, e-books, slides) and its stylesheet; the parsers of those
+      // formats with their libraries, loaded on the first such file.
+      'dist/document-view.js',
+      'dist/document-view.css',
+      'dist/formats.js',
       'dist/o200k.bin',
       'dist/pdfjs/pdf.js',
       ...filesUnder('dist/pdfjs/cmaps'),
@@ -83,6 +88,7 @@ describe('extension package', () => {
       'package.nls.json',
       'package.nls.zh-cn.json',
       ...filesUnder('l10n'),
+      ...filesUnder('media/walkthrough'),
     ];
     const expected = ['[Content_Types].xml', 'extension.vsixmanifest', 'extension/package.json', 'extension/readme.md', 'extension/LICENSE.txt', ...shipped.map((f) => `extension/${f}`)];
     assert.deepEqual([...names].sort(), [...expected].sort());

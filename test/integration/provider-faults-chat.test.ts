@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { runAgent } from '../../src/harness/agent-loop';
-import { Budgets } from '../../src/harness/budget';
+import { RunLimits } from '../../src/harness/run-limits';
 import { ChatClient, ChatConfig } from '../../src/harness/model-client';
 import { type Fault, FakeOpenAIServer } from '../fakes/openai-server';
 import { recordTrials } from '../reliability/trials';
@@ -102,7 +102,7 @@ describe('chat provider faults: every fault has one defined outcome, the run nev
       t.server.scriptChat(...(row.script ?? []));
       const before = t.server.requests.length;
       const rec = recordingTracer();
-      const r = await runAgent({ question: 'What is a cell?', snapshot: t.snap, model: new ChatClient(config, KEY), bundle: t.bundle, budgets: Budgets.parse({}), tracer: rec.tracer });
+      const r = await runAgent({ question: 'What is a cell?', snapshot: t.snap, model: new ChatClient(config, KEY), bundle: t.bundle, run: RunLimits.parse({}), tracer: rec.tracer });
       assert.equal(t.server.requests.length - before, row.requests, 'requests that reached the server');
       assert.equal(r.counts.model_calls, row.outcome.status === 'SUCCESS' ? row.requests : row.outcome.attempts);
       assert.ok(!JSON.stringify(r).includes(KEY), 'the key is nowhere in the result');

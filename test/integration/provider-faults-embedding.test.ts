@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { DataDir } from '../../src/common/data-dir';
 import { runAgent } from '../../src/harness/agent-loop';
-import { Budgets } from '../../src/harness/budget';
+import { RunLimits } from '../../src/harness/run-limits';
 import { ChatClient, ChatConfig } from '../../src/harness/model-client';
 import type { RemoteEmbeddingConfig } from '../../src/index/embed/embedding-client';
 import { createIngestPool } from '../../src/index/ingest/ingest-pool';
@@ -176,7 +176,7 @@ describe('embedding faults during a question: one retry in all, then FAILED in w
       });
       const sent = embeddingRequests(t.server);
       const rec = recordingTracer();
-      const run = () => runAgent({ question: 'How do I look at cells?', snapshot, model, bundle: t.bundle, budgets: Budgets.parse({}), embedQuery: queryEmbedderFor(snapshot.manifest.embedding, config, KEY), tracer: rec.tracer });
+      const run = () => runAgent({ question: 'How do I look at cells?', snapshot, model, bundle: t.bundle, run: RunLimits.parse({}), embedQuery: queryEmbedderFor(snapshot.manifest.embedding, config, KEY), tracer: rec.tracer });
       const r = row.refused ? await whileDown(t.server, run) : await run();
       assert.equal(embeddingRequests(t.server) - sent, row.requests, 'embedding requests: the client’s one retry, none by the harness');
       assert.equal(r.counts.tool_calls, 1);
@@ -208,7 +208,7 @@ describe('embedding faults during a question: one retry in all, then FAILED in w
       (body) => act('list_blocks', { doc_id: (lastObservation(body).payload as unknown as { documents: Array<{ doc_id: string }> }).documents[0]!.doc_id }, { id: 'call-2', gain: 'GAINED' }),
       'Thought: read it whole.\nAction: Finish[Use a light microscope【来源:{{ref:1}}】.]',
     );
-    const r = await runAgent({ question: 'How do I look at cells?', snapshot, model, bundle: t.bundle, budgets: Budgets.parse({}), embedQuery: queryEmbedderFor(snapshot.manifest.embedding, { ...embedding, retry_delay_ms: 10 }, KEY) });
+    const r = await runAgent({ question: 'How do I look at cells?', snapshot, model, bundle: t.bundle, run: RunLimits.parse({}), embedQuery: queryEmbedderFor(snapshot.manifest.embedding, { ...embedding, retry_delay_ms: 10 }, KEY) });
     assert.deepEqual([r.release.status, r.citations.length], ['SUCCESS', 1]);
     assert.match(r.answer!, /\n\n\(Note: a search could not run, so this answer may miss something: The embedding model fake at 127\.0\.0\.1:\d+ failed on its side \(HTTP 503: “service unavailable: the server is overloaded”\), after 2 attempts\. Wait a little and try again\.\)$/);
     recordTrials({ area: 'provider faults', fault: 'embeddings, during a question: 503 twice, the answer citing blocks another tool read', trials: 1, outcome: 'SUCCESS with the failed search named in a note' }, __filename);

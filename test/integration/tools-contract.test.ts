@@ -7,7 +7,7 @@ import { DataDir } from '../../src/common/data-dir';
 import { EmbeddingConfig, type RemoteEmbeddingConfig } from '../../src/index/embed/embedding-client';
 import { createIngestPool } from '../../src/index/ingest/ingest-pool';
 import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
-import { PATH_SEPARATOR } from '../../src/index/blocks/section-tree';
+import { isWithin } from '../../src/index/blocks/section-path';
 import { type LoadedSnapshot, loadActiveSnapshot } from '../../src/index/store/snapshot-store';
 import { addSources } from '../../src/index/sources/sources';
 import { countTokens } from '../../src/common/tokenizer';
@@ -249,7 +249,7 @@ for (const via of ['in-process', 'cli'] as const) describe(`tool contracts (seed
           const expected = doc.blocks.filter((b) => direct.includes(b.block_id) || viaChildren.includes(b.block_id)).map((b) => b.block_id);
           assert.deepEqual(whole.map((b) => b.block_id), expected, `${doc.title}: ${s.path}`);
           assert.equal(whole.length, s.subtree_blocks);
-          assert.ok(whole.every((b) => b.section_path === s.path || b.section_path.startsWith(s.path + PATH_SEPARATOR)));
+          assert.ok(whole.every((b) => isWithin(b.section_path, s.path)));
         }
       }
     });

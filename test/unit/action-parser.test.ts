@@ -4,7 +4,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fixture } from '../helpers';
 import { parseAction } from '../../src/harness/action-parser';
-import { scopeKey } from '../../src/harness/scope-normalizer';
+import { ThinkSplitter, splitThinking } from '../../src/harness/think-split';
+import { unlistedScopeKey } from '../../src/tools/registry';
 
 const TOOLS = ['list_documents', 'get_outline', 'search_blocks', 'list_blocks', 'scan_term'];
 
@@ -38,12 +39,12 @@ describe('parseAction', () => {
     assert.match(r.kind === 'protocol_error' ? r.message : '', /nests 4108 levels deep, more than 32/);
     const ok = parseAction(`Action: scan_term[{"input": {"term": ${'['.repeat(30)}1${']'.repeat(30)}}}]`, TOOLS);
     assert.equal(ok.kind, 'tool');
-    assert.doesNotThrow(() => scopeKey('scan_term', ok.kind === 'tool' ? ok.envelope.input : {}));
+    assert.doesNotThrow(() => unlistedScopeKey('scan_term', ok.kind === 'tool' ? ok.envelope.input : {}));
   });
 });
 
 interface Expected {
-  kind: 'tool' | 'finish' | 'protocol_error';
+  kind: 'tool' | 'unavailable_tool' | 'finish' | 'protocol_error';
   tool?: string;
   input?: Record<string, unknown>;
   rated?: string;
@@ -51,6 +52,8 @@ interface Expected {
   clarification?: boolean;
   violation?: string;
   message_includes?: string;
+  /** The reasoning a local reasoning model wrote inside the content as <think>…</think> (the turn is parsed without it). */
+  think?: string;
 }
 
 describe('parseAction on model turns as models really write them (test/fixtures/model-turns)', () => {
@@ -60,10 +63,21 @@ describe('parseAction on model turns as models really write them (test/fixtures/
     assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.txt')).sort(), Object.keys(expected).sort());
   });
   for (const [file, e] of Object.entries(expected)) {
-    it(`${file}: ${e.kind === 'protocol_error' ? `rejected (${e.violation})` : `accepted (${e.kind === 'tool' ? e.tool : 'Finish'})`}`, () => {
-      const r = parseAction(fs.readFileSync(path.join(dir, file), 'utf8'), TOOLS);
+    it(`${file}: ${e.kind === 'protocol_error' ? `rejected (${e.violation})` : e.kind === 'unavailable_tool' ? `read, unavailable (${e.tool})` : `accepted (${e.kind === 'tool' ? e.tool : 'Finish'})`}`, () => {
+      const raw = fs.readFileSync(path.join(dir, file), 'utf8');
+      // As the chat client does: reasoning written inside the content is taken out before the turn is parsed.
+      const split = splitThinking(raw);
+      assert.equal(split.reasoning, e.think ?? '');
+      // Streaming-safe: the turn split piece by piece, every tag cut, is split the same; and with an
+      // opening tag, nothing of the reasoning was passed on while it streamed.
+      const streaming = new ThinkSplitter();
+      let passed = '';
+      for (const ch of raw) passed += streaming.push(ch);
+      assert.deepEqual(streaming.finish(), split);
+      if (raw.trimStart().startsWith('<think>')) assert.equal(passed, split.content);
+      const r = parseAction(split.content, TOOLS);
       assert.equal(r.kind, e.kind, JSON.stringify(r));
-      if (r.kind === 'tool') {
+      if (r.kind === 'tool' || r.kind === 'unavailable_tool') {
         assert.equal(r.tool, e.tool);
         assert.deepEqual(r.envelope.input, e.input);
         const rated = r.envelope.previous_observation ? `${r.envelope.previous_observation.tool_call_id}:${r.envelope.previous_observation.information_gain}` : undefined;
@@ -79,15 +93,4 @@ describe('parseAction on model turns as models really write them (test/fixtures/
       }
     });
   }
-});
-
-describe('scopeKey', () => {
-  it('ignores key order, surrounding spaces, Unicode composition and the order of id lists', () => {
-    const a = scopeKey('scan_term', { term: ' cafe\u0301 ', doc_ids: ['d2', 'd1', 'd1'] });
-    const b = scopeKey('scan_term', { doc_ids: ['d1', 'd2'], term: 'café' });
-    assert.equal(a, b);
-    assert.notEqual(scopeKey('scan_term', { term: 'café' }), scopeKey('search_blocks', { query: 'café' }));
-    assert.notEqual(scopeKey('scan_term', { term: 'Café' }), scopeKey('scan_term', { term: 'café' }), 'case is part of the scope');
-    assert.equal(scopeKey('list_blocks', { doc_id: 'd1', section_paths: undefined }), scopeKey('list_blocks', { doc_id: 'd1' }));
-  });
 });

@@ -53,7 +53,7 @@ describe('fuzz: the progress envelope', () => {
   it('any sequence of ratings and requests: documented decisions, STOP_REQUIRED at most once then only termination, no scope run twice', () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 30 }), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 3 }), (steps, noGain, violations) => {
-        const t = new ProgressTracker({ noGainThreshold: noGain, violationThreshold: violations });
+        const t = new ProgressTracker({ no_gain: noGain, violations });
         let calls = 0;
         let stops = 0;
         let reason: string | null = null;

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { DataDir } from '../../src/common/data-dir';
 import { parseAction } from '../../src/harness/action-parser';
 import type { AgentEvent } from '../../src/harness/agent-result';
-import { Budgets } from '../../src/harness/budget';
+import { RunLimits } from '../../src/harness/run-limits';
 import type { Loop } from '../../src/harness/loop-context';
 import { ProgressTracker } from '../../src/harness/progress-tracker';
 import { gateRequest } from '../../src/harness/request-gate';
@@ -116,13 +116,14 @@ describe('fuzz: tool inputs', () => {
         const events: AgentEvent[] = [];
         const tracer = new Tracer('full', { write: (r) => records.push(r) });
         const loop: Loop = {
-          o: { question: 'q', snapshot: snap, model: { complete: () => Promise.reject(new Error('no model in this test')) }, bundle: null as never, budgets: Budgets.parse({ max_tool_calls: 3 }) },
+          o: { question: 'q', snapshot: snap, model: { complete: () => Promise.reject(new Error('no model in this test')) }, bundle: null as never, run: RunLimits.parse({ budgets: { max_tool_calls: 3 } }) },
           state: new RunState(),
-          tracker: new ProgressTracker({ noGainThreshold: 3, violationThreshold: 3 }),
+          tracker: new ProgressTracker({ no_gain: 3, violations: 3 }),
           tracer,
           root: tracer.start('request', 'request', null),
           whitelist: TOOL_NAMES,
           lang: 'en',
+          answerLang: 'en',
           emit: (e) => events.push(e),
           ledger: () => {},
           frameTokens: () => 100,

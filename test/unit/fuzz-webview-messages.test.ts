@@ -101,6 +101,12 @@ describe('fuzz: webview messages', () => {
           openTrace: async () => {},
           testConnection: async () => ({ ok: false, message: 'not in this test' }),
           building: () => false,
+          setup: async () => ({ chat_ready: false, sources: 0 }),
+          copy: async () => {},
+          pickNoteFolder: async () => null,
+          noteSaved: () => {},
+          runCommand: async () => {},
+          answered: () => {},
           log: { ...NULL_LOGGER, warn: (m) => warnings.push(m) },
           t: (m) => m,
         });

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { parseAction } from '../../src/harness/action-parser';
 import type { AgentEvent } from '../../src/harness/agent-result';
 import { Budgets } from '../../src/harness/budget';
+import { RunLimits } from '../../src/harness/run-limits';
 import type { Loop } from '../../src/harness/loop-context';
 import { ProgressTracker } from '../../src/harness/progress-tracker';
 import { giveUp } from '../../src/harness/release';
@@ -14,7 +15,7 @@ import type { SpanRecord, TraceRecord } from '../../src/trace/trace-model';
 import { Tracer } from '../../src/trace/tracer';
 
 const TOOLS = ['list_documents', 'get_outline', 'search_blocks', 'list_blocks', 'scan_term'] as const;
-const snapshot = { manifest: { id: 's1', state: 'ready', failed_documents: [] }, documents: [{ doc_id: 'd1', title: 'Cells' }] } as unknown as LoadedSnapshot;
+const snapshot = { manifest: { id: 's1', state: 'ready', failed_documents: [], embedding: { provider: 'none' } }, documents: [{ doc_id: 'd1', title: 'Cells' }], vectors: null } as unknown as LoadedSnapshot;
 
 /** One run's loop context over a stand-in snapshot, recording spans and events. */
 function loop(budgets = Budgets.parse({})) {
@@ -22,13 +23,14 @@ function loop(budgets = Budgets.parse({})) {
   const events: AgentEvent[] = [];
   const tracer = new Tracer('metadata', { write: (r) => records.push(r) });
   const l: Loop = {
-    o: { question: 'q', snapshot, model: { complete: async () => { throw new Error('no model here'); } }, bundle: null as never, budgets },
+    o: { question: 'q', snapshot, model: { complete: async () => { throw new Error('no model here'); } }, bundle: null as never, run: RunLimits.parse({ budgets }) },
     state: new RunState(),
-    tracker: new ProgressTracker({ noGainThreshold: 2, violationThreshold: 2 }),
+    tracker: new ProgressTracker({ no_gain: 2, violations: 2 }),
     tracer,
     root: tracer.start('request', 'request', null),
     whitelist: TOOLS,
     lang: 'en',
+    answerLang: 'en',
     emit: (e) => events.push(e),
     ledger: () => {},
     frameTokens: () => 100,
@@ -63,9 +65,9 @@ describe('loop steps', () => {
     assert.equal(gateRequest(t.l, t.turn, t.tool('Action: search_blocks[{"input": {"query": "x"}}]'), '').kind, 'rejected');
     assert.equal(t.lastObservation().harness_status, 'tool_unavailable');
     assert.match(t.lastObservation().message, /search_blocks is unavailable in this run \(the embedding endpoint is down\)/);
-    assert.deepEqual(gateRequest(t.l, t.turn, t.tool('Action: scan_term[{"input": {"term": "x"}}]'), ''), { kind: 'execute', tool: 'scan_term', scope: 'scan_term:{"term":"x"}' });
+    assert.deepEqual(gateRequest(t.l, t.turn, t.tool('Action: scan_term[{"input": {"term": "X"}}]'), ''), { kind: 'execute', tool: 'scan_term', scope: 'scan_term:{"docs":"all","needle":"x"}' });
     t.l.state.counts.tool_calls = 1;
-    t.l.tracker.recordResult('call-1', 'scan_term:{"term":"x"}', false);
+    t.l.tracker.recordResult('call-1', 'scan_term:{"docs":"all","needle":"x"}', false);
     assert.equal(gateRequest(t.l, t.turn, t.tool('Action: scan_term[{"input": {"term": "y"}}]'), '').kind, 'rejected');
     assert.equal(t.lastObservation().harness_status, 'stop_required');
     assert.deepEqual(gateRequest(t.l, t.turn, t.tool('Action: scan_term[{"input": {"term": "z"}}]'), ''), { kind: 'terminate', reason: 'BUDGET_LIMIT_REACHED' });

@@ -19,7 +19,7 @@ describe('ProgressTracker (information-gain seed §5–§9, §15)', () => {
   });
 
   it('reaching the NO_GAIN threshold saturates: STOP_REQUIRED once, then a further tool request terminates', () => {
-    const t = new ProgressTracker({ noGainThreshold: 2 });
+    const t = new ProgressTracker({ no_gain: 2 });
     t.decide('s1', undefined);
     t.recordResult('c1', 's1', false);
     assert.deepEqual(t.decide('s2', gain('c1', 'NO_GAIN')), { kind: 'execute' });
@@ -32,7 +32,7 @@ describe('ProgressTracker (information-gain seed §5–§9, §15)', () => {
   });
 
   it('a repeated scope is rejected before the tool runs and counts as NO_GAIN', () => {
-    const t = new ProgressTracker({ noGainThreshold: 3 });
+    const t = new ProgressTracker({ no_gain: 3 });
     t.decide('scan:x', undefined);
     t.recordResult('c1', 'scan:x', true);
     assert.deepEqual(t.decide('scan:x', undefined), { kind: 'reject_duplicate' });
@@ -42,7 +42,7 @@ describe('ProgressTracker (information-gain seed §5–§9, §15)', () => {
   });
 
   it('missing, stale, wrong-id, unexpected and bad-value ratings are distinct violations, with the expected id and allowed values', () => {
-    const t = new ProgressTracker({ violationThreshold: 99 });
+    const t = new ProgressTracker({ violations: 99 });
     assert.equal((t.decide('s0', gain('c9', 'GAINED')) as { violation: string }).violation, 'unexpected_evaluation');
     t.decide('s1', undefined);
     t.recordResult('c1', 's1', false);
@@ -60,7 +60,7 @@ describe('ProgressTracker (information-gain seed §5–§9, §15)', () => {
   });
 
   it('nine consecutive protocol violations stop at the threshold: STOP_REQUIRED once, then terminate', () => {
-    const t = new ProgressTracker({ violationThreshold: 2 });
+    const t = new ProgressTracker({ violations: 2 });
     t.decide('s1', undefined);
     t.recordResult('c1', 's1', false);
     const decisions = Array.from({ length: 9 }, (_, i) => t.decide(`s${i + 2}`, undefined).kind);

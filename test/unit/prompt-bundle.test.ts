@@ -4,9 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { buildRunManifest } from '../../src/app/run-manifest';
+import { DEFAULT_SETTINGS } from '../../src/app/settings';
 import { DataDir } from '../../src/common/data-dir';
-import { Budgets } from '../../src/harness/budget';
-import { ChatConfig } from '../../src/harness/model-client';
 import { baselineDir, loadBundle, renderPrompt, renderTemplate, withConversationSlot } from '../../src/harness/prompt-bundle';
 import { newBundle, resolveBundle } from '../../src/harness/prompt-store';
 import type { SnapshotManifest } from '../../src/index/store/snapshot-manifest';
@@ -31,7 +30,7 @@ function olderCopy(from: string, version: 1 | 2, id: string, root = tempDir()): 
 
 const snapshotManifest = { id: 's1', state: 'ready', failed_documents: [], embedding: { provider: 'none' } } as unknown as SnapshotManifest;
 const manifestOf = (bundle: Awaited<ReturnType<typeof loadBundle>>) =>
-  buildRunManifest({ appVersion: 't', bundle, tools: [], chat: ChatConfig.parse({}), snapshot: snapshotManifest, budgets: Budgets.parse({}), thresholds: { noGain: 2, violations: 2 }, maxConversationTokens: 2000 });
+  buildRunManifest({ appVersion: 't', bundle, tools: [], snapshot: snapshotManifest, settings: DEFAULT_SETTINGS });
 
 describe('prompt bundles', () => {
   it('loads both release baselines (format 3) with a content hash, all placeholders and a conversation template', async () => {

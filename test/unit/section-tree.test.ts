@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { isWithin, pathSegment, pathSegments } from '../../src/index/blocks/section-path';
 import { assignPaths, normalizeTitle } from '../../src/index/blocks/section-tree';
 
 describe('section paths', () => {
@@ -55,9 +56,30 @@ describe('section paths', () => {
     );
   });
 
-  it('normalises whitespace, empty titles and the separator inside a title', () => {
+  it('normalises whitespace and empty titles; a title keeps its `>`, its path segment writes it `›`', () => {
     assert.equal(normalizeTitle('  Input \n Output '), 'Input Output');
     assert.equal(normalizeTitle(''), '(untitled)');
-    assert.equal(normalizeTitle('a > b'), 'a › b');
+    assert.equal(normalizeTitle('a > b'), 'a > b');
+    assert.equal(pathSegment('  a > b '), 'a › b');
+    assert.equal(pathSegment('x>0'), 'x›0');
+    assert.equal(pathSegment(''), '(untitled)');
+  });
+
+  it('a heading that starts or ends with the separator made paths two sections shared (`X > > Y`): every path is unique, and splits back into its segments', () => {
+    const drafts = [
+      { title: 'X', parent: null, location: null },
+      { title: '> Y', parent: 0, location: null },
+      { title: 'X >', parent: null, location: null },
+      { title: 'Y', parent: 2, location: null },
+      { title: '>', parent: null, location: null },
+      { title: '›', parent: null, location: null },
+    ];
+    const paths = assignPaths(drafts);
+    assert.deepEqual(paths, ['X', 'X > › Y', 'X ›', 'X › > Y', '›', '› (2)']);
+    assert.equal(new Set(paths).size, paths.length);
+    assert.deepEqual(pathSegments('X › > Y'), ['X ›', 'Y']);
+    // Within by whole segments: X's subtree is X and X > › Y, never X › or its child.
+    assert.deepEqual(paths.filter((p) => isWithin(p, 'X')), ['X', 'X > › Y']);
+    assert.deepEqual(paths.filter((p) => isWithin(p, 'X ›')), ['X ›', 'X › > Y']);
   });
 });

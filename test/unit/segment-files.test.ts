@@ -24,9 +24,19 @@ preparePdfThread();
 
 const DIMS = 32;
 
-/** Real documents of every location kind (lines, pages), Chinese and English, in doc_id order. */
+/** Real documents of every location kind (lines, pages, paragraphs, chapters, slides), Chinese and English, in doc_id order. */
 async function documents(): Promise<Document[]> {
-  const files = [fixture('markdown', 'cell-notes.md'), fixture('markdown', 'zh-history.md'), fixture('text', 'notes-gbk.txt'), fixture('pdf', 'photosynthesis-en.pdf'), fixture('pdf', 'photosynthesis-zh.pdf')];
+  const files = [
+    fixture('markdown', 'cell-notes.md'),
+    fixture('markdown', 'zh-history.md'),
+    fixture('text', 'notes-gbk.txt'),
+    fixture('pdf', 'photosynthesis-en.pdf'),
+    fixture('pdf', 'photosynthesis-zh.pdf'),
+    fixture('formats', 'photosynthesis.docx'),
+    fixture('formats', 'photosynthesis.epub'),
+    fixture('formats', 'respiration-slides.pptx'),
+    fixture('formats', 'cell-biology-course.html'),
+  ];
   const docs = await Promise.all(files.map((f) => ingestOk(f)));
   return docs.map((d, i) => ({ ...d, doc_id: `d${i}` }));
 }
@@ -78,7 +88,7 @@ describe('format-2 segment files', () => {
     assert.deepEqual({ ...loaded[0]! }.blocks.length, docs[0]!.blocks.length);
     assert.equal(Object.getOwnPropertyDescriptor(loaded[0]!, 'blocks')?.get, undefined, 'then kept');
     assert.deepEqual(JSON.parse(JSON.stringify(loaded)), JSON.parse(JSON.stringify(docs)));
-    assert.ok(docs.some((d) => d.blocks.some((b) => b.location.kind === 'page')) && docs.some((d) => d.blocks.some((b) => b.location.kind === 'lines')));
+    for (const kind of ['page', 'lines', 'paragraphs', 'chapter', 'slide']) assert.ok(docs.some((d) => d.blocks.some((b) => b.location.kind === kind)), kind);
     // A block's fields, text included, read as on any block.
     const b = loaded[1]!.blocks[0]!;
     assert.deepEqual({ block_id: b.block_id, block_index: b.block_index, section_path: b.section_path, text: b.text, token_count: b.token_count, location: b.location }, docs[1]!.blocks[0]);

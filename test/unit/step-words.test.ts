@@ -22,6 +22,20 @@ describe('steps in plain words', () => {
     assert.equal(describeScope(scopeOf('list_documents', {}, snapshot), 'en'), 'Listing documents');
   });
 
+  it('a scoped question counts within its scope: “of” is the scope, all of it reads as the scope', () => {
+    const scope = ['d1', 'd3'];
+    const whole = scopeOf('search_blocks', { query: 'x', doc_ids: ['d1', 'd3'] }, snapshot, scope);
+    assert.deepEqual(whole.documents, { count: 2, of: 2, all: true, titles: ['Cell Biology', 'Genetics'], scoped: true });
+    assert.equal(describeScope(whole, 'en'), 'Searching the 2 documents in scope for “x”');
+    assert.equal(describeScope(whole, 'zh'), '在范围内的 2 篇文档中搜索“x”');
+    const one = scopeOf('scan_term', { term: 'x', doc_ids: ['d3'] }, snapshot, scope);
+    assert.deepEqual(one.documents, { count: 1, of: 2, all: false, titles: ['Genetics'], scoped: true });
+    assert.equal(describeScope(one, 'en'), 'Scanning “Genetics” for “x”');
+    assert.deepEqual(scopeOf('list_documents', {}, snapshot, ['d2']).documents, { count: 1, of: 1, all: true, titles: ['光合作用'], scoped: true });
+    // Unscoped, nothing changed: no `scoped` field, the whole collection counted.
+    assert.deepEqual(scopeOf('scan_term', { term: 'x' }, snapshot).documents, { count: 3, of: 3, all: true, titles: [] });
+  });
+
   it('an outcome says what was found, or that nothing was, or why it was left out', () => {
     const scan = outcomeOf({ term: 'x', hits: [{ doc_id: 'd1', count: 3 }, { doc_id: 'd1', count: 14 }, { doc_id: 'd2', count: 0 }], total_count: 17, token_estimate: 1 });
     assert.equal(describeOutcome('scan_term', scan, 'en'), '17 hits in 3 blocks');

@@ -12,12 +12,15 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DocQaApp } from '../../src/app/docqa-app';
 import { AppSettings, fixedKeys } from '../../src/app/settings';
+import type { CitationLocation } from '../../src/shared/citation-target';
 import type { HostToTraceView } from '../../src/shared/trace-protocol';
+import { readTrace } from '../../src/trace/trace-store';
 import { type TraceHost, TraceSession } from '../../src/vscode/trace-session';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { fixture, tempDir } from '../helpers';
 import { makeCli } from '../integration/cli';
 import { TracePageServer, type ViewPage } from './lib/trace-page-host';
+import { eventually } from '../e2e/lib/wait';
 import type { ThemeName } from './lib/trace-themes';
 
 const CHAT_KEY = 'sk-webview-chat-3e1f9a';
@@ -32,7 +35,7 @@ const finish = (body: Record<string, unknown>) => {
 
 interface Opened {
   view: ViewPage;
-  host: { texts: Array<{ title: string; content: string }>; copied: string[]; notes: string[]; opened: string[]; log: string[] };
+  host: { texts: Array<{ title: string; content: string }>; copied: string[]; notes: string[]; opened: string[]; citations: CitationLocation[]; log: string[] };
 }
 
 describe('the trace viewer in Chromium, on traces recorded by docqa ask', () => {
@@ -88,7 +91,7 @@ describe('the trace viewer in Chromium, on traces recorded by docqa ask', () => 
 
   /** Opens a run in a fresh page, the real session answering the view; resolves once the span list is drawn. */
   async function open(runId: string, o: { theme?: ThemeName; otlp?: string; language?: string } = {}): Promise<Opened> {
-    const host: Opened['host'] = { texts: [], copied: [], notes: [], opened: [], log: [] };
+    const host: Opened['host'] = { texts: [], copied: [], notes: [], opened: [], citations: [], log: [] };
     let view: ViewPage | null = null;
     const pending: HostToTraceView[] = [];
     const traceHost: TraceHost = {
@@ -97,6 +100,7 @@ describe('the trace viewer in Chromium, on traces recorded by docqa ask', () => 
       copy: async (text) => void host.copied.push(text),
       notify: (kind, message) => void host.notes.push(`${kind}: ${message}`),
       openTrace: async (id) => void host.opened.push(id),
+      openCitation: async (target) => void host.citations.push(target),
       log: (line) => void host.log.push(line),
     };
     const session = new TraceSession(app, runId, traceHost, { language: o.language ?? 'en', otlpEndpoint: () => o.otlp ?? null, fullTraceHint: 'docqa.trace.mode "full"' });
@@ -170,6 +174,33 @@ describe('the trace viewer in Chromium, on traces recorded by docqa ask', () => 
         await themed.view.page.screenshot({ path: path.join(SHOTS, `trace-full-${theme}.png`), fullPage: true });
         await themed.view.close();
       }
+    } finally {
+      await view.close();
+    }
+  });
+
+  it("the release's citations open at their spot: looked up in the run's snapshot and handed to docqa.openCitation", async () => {
+    // A run whose answer cites the first block its search returned (the same search, run as a tool first).
+    // (Asynchronously: the fake server answering the query's embedding runs in this process.)
+    const found = await cli.runAsync(['tool', 'search_blocks', JSON.stringify({ query: 'Calvin cycle sugar' })]);
+    const hit = (JSON.parse(found.stdout) as { blocks: Array<{ ref: string }> }).blocks[0]!;
+    server.scriptChat(act('search_blocks', { query: 'Calvin cycle sugar' }), `Thought: enough.\nAction: Finish[The Calvin cycle makes sugar【来源:${hit.ref}】.]`);
+    const runId = await ask('What does the Calvin cycle make, with a source?');
+    const { view, host } = await open(runId);
+    try {
+      const shown = await readTrace(app.dir, runId);
+      const release = shown.spans.find((sp) => sp.kind === 'release')!;
+      const refs = release.attributes.citations as string[];
+      assert.equal(refs.length, 1, 'the run kept one citation');
+      await view.page.locator('.span-row[data-kind="release"]').click();
+      const link = view.page.getByTestId('citation-links').getByRole('button', { name: refs[0] });
+      await link.click();
+      await eventually('the citation to open', () => host.citations.length === 1, 10_000, 20);
+      const [doc_id, block_id] = refs[0]!.split('#') as [string, string];
+      const b = await app.block({ doc_id, block_id, snapshot_id: shown.meta!.manifest.snapshot.id });
+      assert.ok(b.found);
+      assert.deepEqual(host.citations[0], { path: b.path, location: b.location, text: b.text, title: b.doc_title, content_hash: b.content_hash });
+      assert.deepEqual(host.notes, []);
     } finally {
       await view.close();
     }

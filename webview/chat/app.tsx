@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { KnowledgeBase } from '../../src/shared/chat-protocol';
 import { HistoryView } from './history-view';
 import { Composer } from './composer';
+import { StartView } from './start-view';
 import { showControls } from '../../src/shared/inert-text';
 import type { Strings } from './strings';
 import { stringsFor } from './strings';
@@ -27,6 +28,11 @@ export function App() {
           <button type="button" class="icon-text" aria-expanded={history} aria-controls="history" onClick={() => setHistory(!history)}>
             <span class="codicon codicon-history" aria-hidden="true"></span> {S.history}
           </button>
+          {s.conversationId && s.turns.some((t) => t.turn.result) && (
+            <button type="button" class="icon-text" title={S.exportTitle} onClick={() => void ctl.saveNote(null)}>
+              <span class="codicon codicon-export" aria-hidden="true"></span> {S.exportConversation}
+            </button>
+          )}
         </header>
         <KbNotice kb={s.kb} S={S} />
         {history && (
@@ -35,7 +41,7 @@ export function App() {
           </nav>
         )}
         <div class="log" ref={log} role="log" aria-live="polite" aria-relevant="additions" aria-label={S.messages} tabIndex={0}>
-          {s.turns.length === 0 && <p class="empty">{S.empty}</p>}
+          {s.turns.length === 0 && <StartView setup={s.setup} kb={s.kb} questions={s.starting?.questions ?? null} />}
           {s.turns.map((t) => (
             <TurnView key={t.turn.turn_id} live={t} kb={s.kb} />
           ))}
@@ -45,7 +51,7 @@ export function App() {
             <span class="codicon codicon-warning" aria-hidden="true"></span> {showControls(s.notice)}
           </p>
         )}
-        <Composer running={!!running} stopping={!!running?.stopping} lastQuestion={s.turns.at(-1)?.turn.question ?? null} />
+        <Composer running={!!running} stopping={!!running?.stopping} lastQuestion={s.turns.at(-1)?.turn.question ?? null} targets={s.targets} />
         <div class="sr-only" role="status" aria-live="polite">
           {s.announce}
         </div>

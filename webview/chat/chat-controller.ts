@@ -1,6 +1,7 @@
 import type { AskEvent } from '../../src/app/ask-event';
 import { ChatClient, ChatRequestError } from '../../src/shared/chat-client';
-import type { BlockTarget, ChatEvent, ChatResult, ChatWebviewToHost, UiLang } from '../../src/shared/chat-protocol';
+import type { QuestionScope } from '../../src/app/question-scope';
+import type { BlockTarget, ChatCommand, ChatEvent, ChatResult, ChatWebviewToHost, UiLang } from '../../src/shared/chat-protocol';
 import { type ChatState, ChatStore, showConversation, updateTurn } from './chat-store';
 import { stringsFor } from './strings';
 import { applyEvent, failTurn, newTurn } from './turn-state';
@@ -33,7 +34,7 @@ export class ChatController {
     switch (e.type) {
       case 'init':
         st.update((s) => {
-          const base = { ...s, ready: true, lang: e.ui_lang, kb: e.knowledge_base, conversations: e.conversations, conversationId: null, turns: [] };
+          const base = { ...s, ready: true, lang: e.ui_lang, kb: e.knowledge_base, setup: e.setup ?? null, conversations: e.conversations, conversationId: null, turns: [] };
           return e.conversation ? showConversation(base, e.conversation) : base;
         });
         return;
@@ -58,6 +59,9 @@ export class ChatController {
       case 'knowledge_base':
         st.update((s) => ({ ...s, kb: e.knowledge_base }));
         return;
+      case 'setup':
+        st.update((s) => ({ ...s, setup: e.setup }));
+        return;
       case 'ui_lang':
         st.update((s) => ({ ...s, lang: e.ui_lang }));
         return;
@@ -70,7 +74,7 @@ export class ChatController {
     return next;
   }
 
-  async ask(question: string, lang: UiLang | null): Promise<void> {
+  async ask(question: string, lang: UiLang | null, scope: QuestionScope | null = null): Promise<void> {
     const q = question.trim();
     if (!q || this.running()) return;
     const localId = `local-${++this.localIds}`;
@@ -78,7 +82,7 @@ export class ChatController {
     this.store.update((s) => ({ ...s, turns: [...s.turns, newTurn(localId, q, guess, Date.now())], announce: this.strings.announceRunning, notice: null }));
     this.pendingAsks++;
     try {
-      const r = await this.client.request('ask', { conversation_id: this.store.state.conversationId, question: q, ...(lang ? { lang } : {}) });
+      const r = await this.client.request('ask', { conversation_id: this.store.state.conversationId, question: q, ...(lang ? { lang } : {}), ...(scope ? { scope } : {}) });
       this.store.update((s) => ({ ...updateTurn(s, localId, (t) => ({ ...t, turn: { ...t.turn, turn_id: r.turn_id } })), conversationId: r.conversation_id }));
       const early = this.early.get(r.turn_id) ?? [];
       this.early.delete(r.turn_id);
@@ -149,6 +153,45 @@ export class ChatController {
   async testConnection(): Promise<string | null> {
     const r = await this.guard(this.client.request('test_connection', {}));
     return r ? r.message : null;
+  }
+
+  /** What `@` offers, read once per snapshot (a new snapshot is read again). */
+  async targets(): Promise<void> {
+    const s = this.store.state;
+    if (s.targets && s.targets.snapshot_id === (s.kb?.snapshot_id ?? null)) return;
+    const t = await this.guard(this.client.request('scope_targets', {}));
+    if (t) this.store.update((x) => ({ ...x, targets: t }));
+  }
+
+  /** Questions to start with, once per snapshot and language. */
+  async startingQuestions(): Promise<void> {
+    const s = this.store.state;
+    if (s.starting && s.starting.snapshot_id === (s.kb?.snapshot_id ?? null) && s.starting.lang === s.lang) return;
+    const lang = s.lang;
+    const r = await this.guard(this.client.request('starting_questions', { lang }));
+    if (r) this.store.update((x) => ({ ...x, starting: { snapshot_id: r.snapshot_id, lang, questions: r.questions } }));
+  }
+
+  /** An answer (turn) or the whole conversation (null) as Markdown on the clipboard. */
+  async copyMarkdown(turnId: string | null): Promise<boolean> {
+    const id = this.store.state.conversationId;
+    if (!id) return false;
+    const r = await this.guard(this.client.request('copy_markdown', { conversation_id: id, turn_id: turnId }));
+    if (r?.copied) this.store.update((s) => ({ ...s, announce: this.strings.copied }));
+    return Boolean(r?.copied);
+  }
+
+  /** An answer (turn) or the whole conversation (null) saved as a note where the person says. */
+  async saveNote(turnId: string | null): Promise<void> {
+    const id = this.store.state.conversationId;
+    if (!id) return;
+    const r = await this.guard(this.client.request('save_note', { conversation_id: id, turn_id: turnId }));
+    if (r?.saved) this.store.update((s) => ({ ...s, announce: this.strings.noteSaved }));
+    else if (r?.message) this.notify(r.message);
+  }
+
+  async runCommand(command: ChatCommand): Promise<void> {
+    await this.guard(this.client.request('run_command', { command }));
   }
 
   notify(message: string): void {

@@ -1,5 +1,6 @@
 import type { Conversation, ConversationSummary } from '../../src/app/conversations/conversation';
-import type { KnowledgeBase, UiLang } from '../../src/shared/chat-protocol';
+import type { ScopeTargets, StartingQuestion } from '../../src/app/question-scope';
+import type { KnowledgeBase, Setup, UiLang } from '../../src/shared/chat-protocol';
 import { type LiveTurn, fromStored } from './turn-state';
 
 /** The whole view's state, replaced (never mutated) on every change; subscribers re-render. */
@@ -8,6 +9,12 @@ export interface ChatState {
   ready: boolean;
   lang: UiLang;
   kb: KnowledgeBase | null;
+  /** How far the person has come (no chat model yet, no sources): the empty chat's guidance. */
+  setup: Setup | null;
+  /** What `@` offers, for the snapshot it was read from (null until asked for). */
+  targets: ScopeTargets | null;
+  /** Questions to start with, for this snapshot and language (null until asked for). */
+  starting: { snapshot_id: string | null; lang: UiLang; questions: StartingQuestion[] } | null;
   conversations: ConversationSummary[];
   conversationId: string | null;
   turns: LiveTurn[];
@@ -17,7 +24,7 @@ export interface ChatState {
   notice: string | null;
 }
 
-export const INITIAL: ChatState = { ready: false, lang: 'en', kb: null, conversations: [], conversationId: null, turns: [], announce: '', notice: null };
+export const INITIAL: ChatState = { ready: false, lang: 'en', kb: null, setup: null, targets: null, starting: null, conversations: [], conversationId: null, turns: [], announce: '', notice: null };
 
 export class ChatStore {
   private value: ChatState = INITIAL;

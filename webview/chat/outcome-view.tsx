@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { AgentResult, Ledger, RemovedCitation } from '../../src/harness/agent-result';
 import { stopWords } from '../../src/harness/progress-snapshot';
+import type { ScopeSummary } from '../../src/app/question-scope';
 import type { KnowledgeBase, UiLang } from '../../src/shared/chat-protocol';
 import { showControls } from '../../src/shared/inert-text';
 import { checkedSummary, completeness, headline, partialDisclosure } from './release-words';
@@ -77,11 +78,19 @@ export function RemovedView({ removed }: { removed: readonly RemovedCitation[] }
 
 const n = (x: number, lang: UiLang) => x.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-US');
 
+const SERVERS: Record<string, string> = { ollama: 'Ollama', lmstudio: 'LM Studio' };
+
+function windowWords(S: ReturnType<typeof useStrings>, w: NonNullable<Ledger['context_window']>, lang: UiLang): string {
+  return S.ledgerWindow(SERVERS[w.server] ?? w.server, w.model, n(w.served, lang), n(w.configured, lang), n(w.max_context_tokens, lang), w.lowered, w.source === 'num_ctx');
+}
+
 /** The run's spending against its budgets, under every answer, and its trace. */
-export function LedgerView({ ledger, stopReason, durationMs, runId, bundle, lang }: { ledger: Ledger; stopReason: string | null; durationMs: number | null; runId: string | null; bundle: { id: string; version: string; hash: string } | null; lang: UiLang }) {
+export function LedgerView({ ledger, stopReason, durationMs, runId, bundle, scope = null, lang }: { ledger: Ledger; stopReason: string | null; durationMs: number | null; runId: string | null; bundle: { id: string; version: string; hash: string } | null; scope?: ScopeSummary | null; lang: UiLang }) {
   const S = useStrings();
   const ctl = useController();
   const items = [
+    // Which documents were searched: a scoped question says so first.
+    ...(scope ? [S.ledgerScope(scope.documents.map((d) => d.title), scope.of)] : []),
     S.ledgerChat(n(ledger.chat_tokens, lang), n(ledger.max_request_tokens, lang)),
     S.ledgerContext(n(ledger.largest_context, lang), n(ledger.max_context_tokens, lang)),
     S.ledgerTools(ledger.tool_calls, ledger.max_tool_calls),
@@ -91,6 +100,8 @@ export function LedgerView({ ledger, stopReason, durationMs, runId, bundle, lang
     ...(durationMs !== null ? [S.ledgerDuration((durationMs / 1000).toFixed(1))] : []),
     // Which prompt bundle answered: an experiment's answer can be told from the baseline's.
     ...(bundle ? [S.ledgerBundle(bundle.id, bundle.version, bundle.hash.slice(0, 8))] : []),
+    // A local model: the window it is served with, and the context budget taken from it.
+    ...(ledger.context_window ? [windowWords(S, ledger.context_window, lang)] : []),
   ];
   return (
     <div class="ledger" aria-label={S.ledger}>

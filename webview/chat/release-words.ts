@@ -37,7 +37,7 @@ export function checkedSummary(p: ProgressSnapshot, s: Strings): string {
   const searches = p.facts.filter((f) => f.scope.tool === 'search_blocks').length;
   if (searches) parts.push(s.searchedWays(searches));
   for (const f of p.facts) {
-    if (f.scope.tool === 'scan_term') parts.push(s.scanned(f.scope.documents.count, f.scope.documents.of, f.scope.text ?? '', f.outcome.hits));
+    if (f.scope.tool === 'scan_term') parts.push((f.scope.documents.scoped ? s.scannedScoped : s.scanned)(f.scope.documents.count, f.scope.documents.of, f.scope.text ?? '', f.outcome.hits));
     if (f.scope.tool === 'list_blocks') parts.push(s.readBlocks(f.outcome.blocks, where(f.scope, s)));
   }
   return parts.join('; ');
@@ -49,7 +49,7 @@ export function completeness(p: ProgressSnapshot, s: Strings): string[] {
   for (const f of p.facts) {
     if (f.outcome.kind === 'error' || f.outcome.kind === 'not_admitted') continue;
     if (f.scope.tool === 'list_blocks') out.push(s.allBlocksOf(f.outcome.blocks, where(f.scope, s)));
-    if (f.scope.tool === 'scan_term') out.push(s.docsScanned(f.scope.documents.count, f.scope.documents.of, f.scope.text ?? ''));
+    if (f.scope.tool === 'scan_term') out.push((f.scope.documents.scoped ? s.docsScannedScoped : s.docsScanned)(f.scope.documents.count, f.scope.documents.of, f.scope.text ?? ''));
   }
   return [...new Set(out)];
 }

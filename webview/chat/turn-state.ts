@@ -21,11 +21,13 @@ export interface LiveTurn {
   /** Wall time of the run as this view saw it (ms), when it saw it end. */
   durationMs: number | null;
   startedAt: number | null;
+  /** A local server loading the chat model before the run starts (said while it waits). */
+  loading: Extract<AskEvent, { type: 'model_loading' }> | null;
 }
 
 export function fromStored(turn: ConversationTurn): LiveTurn {
   const r = turn.result;
-  return { turn, answer: r?.answer ?? '', answerTurn: null, verified: r ? r.citations : null, removed: r?.removed_citations ?? [], ledger: r?.ledger ?? null, stopping: false, durationMs: null, startedAt: null };
+  return { turn, answer: r?.answer ?? '', answerTurn: null, verified: r ? r.citations : null, removed: r?.removed_citations ?? [], ledger: r?.ledger ?? null, stopping: false, durationMs: null, startedAt: null, loading: null };
 }
 
 export function newTurn(turn_id: string, question: string, lang: 'zh' | 'en', now: number): LiveTurn {
@@ -36,8 +38,10 @@ export function newTurn(turn_id: string, question: string, lang: 'zh' | 'en', no
 export function applyEvent(t: LiveTurn, e: AskEvent, now: number): LiveTurn {
   const turn = t.turn;
   switch (e.type) {
+    case 'model_loading':
+      return { ...t, loading: e };
     case 'run_started':
-      return { ...t, turn: { ...turn, run_id: e.run_id, snapshot_id: e.snapshot_id, lang: e.lang, prompt_bundle: e.prompt_bundle } };
+      return { ...t, loading: null, turn: { ...turn, run_id: e.run_id, snapshot_id: e.snapshot_id, lang: e.lang, prompt_bundle: e.prompt_bundle, ...(e.scope ? { scope: e.scope } : {}) } };
     case 'tool_requested':
       return { ...t, turn: { ...turn, steps: [...turn.steps, { tool_call_id: e.tool_call_id, tool: e.tool, scope: e.scope, outcome: null, blocks: [] }] } };
     case 'tool_result':

@@ -3,6 +3,7 @@ import type { BudgetCheck, SpanRow } from '../../src/shared/span-rows';
 import type { TraceData } from '../../src/shared/trace-protocol';
 import { showControls } from '../../src/shared/inert-text';
 import { t } from '../../src/shared/trace-strings';
+import { CitationLinks } from './citation-links';
 
 // Attributes and artifacts hold document text: bidi controls are shown as tags, as in the chat.
 const show = (v: unknown) => showControls(typeof v === 'string' ? v : JSON.stringify(v, null, 1));
@@ -68,6 +69,7 @@ export function SpanDetail({ trace, row, onSelect }: { trace: TraceData; row: Sp
               ))}
             </tbody>
           </table>
+          <CitationLinks refs={span.attributes.citations} />
         </>
       ) : (
         <p class="muted">{t('Select a span to see its attributes.')}</p>

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DocQaError, errorMessage } from '../../common/errors';
 import { TraceMode } from '../../trace/trace-model';
 import { type AskContext, AskEvent, type AskOutcome, ask, checkQuestion, questionLanguage } from '../ask';
+import { QuestionScope } from '../question-scope';
 import type { ConversationTurn, TurnStep } from './conversation';
 import type { ConversationStore } from './conversation-store';
 import { earlierTurns, recordStep } from './conversation-turns';
@@ -15,6 +16,8 @@ export const ConversationAskRequest = z.object({
   lang: z.enum(['zh', 'en']).optional(),
   prompt: z.string().optional(),
   trace: TraceMode.optional(),
+  /** Sources and documents the question is limited to (the chat's @). */
+  scope: QuestionScope.optional(),
 });
 export type ConversationAskRequest = z.infer<typeof ConversationAskRequest>;
 
@@ -49,7 +52,7 @@ export async function askInConversation(ctx: AskContext, store: ConversationStor
   let writes: Promise<unknown> = Promise.resolve();
   const onEvent = (e: AskEvent) => {
     if (e.type === 'run_started') {
-      const started = { run_id: e.run_id, snapshot_id: e.snapshot_id, prompt_bundle: e.prompt_bundle };
+      const started = { run_id: e.run_id, snapshot_id: e.snapshot_id, prompt_bundle: e.prompt_bundle, ...(e.scope ? { scope: e.scope } : {}) };
       // The run id is on disk while the run goes on: an interrupted turn still opens its trace.
       // A failed write here must not break the run: the end's write (which throws) carries the same ids.
       writes = writes.then(() => store.updateTurn(conversation.id, turn.turn_id, started)).catch(() => undefined);
@@ -58,7 +61,7 @@ export async function askInConversation(ctx: AskContext, store: ConversationStor
   };
   let run: AskOutcome;
   try {
-    run = await ask(ctx, { question: req.question, lang, prompt: req.prompt, trace: req.trace, conversation: earlierTurns(conversation) }, { signal: o.signal, onEvent });
+    run = await ask(ctx, { question: req.question, lang, prompt: req.prompt, trace: req.trace, conversation: earlierTurns(conversation), scope: req.scope }, { signal: o.signal, onEvent });
   } catch (err) {
     await writes;
     const error = err instanceof DocQaError ? { code: err.code, message: err.message } : { code: o.signal?.aborted ? 'cancelled' : 'internal', message: errorMessage(err) };

@@ -20,7 +20,7 @@ export interface NewTurn {
 }
 
 /** What a run changes on its turn; leaving `running` drops the owner. */
-export type TurnPatch = Partial<Pick<ConversationTurn, 'state' | 'run_id' | 'snapshot_id' | 'prompt_bundle' | 'steps' | 'result' | 'error'>>;
+export type TurnPatch = Partial<Pick<ConversationTurn, 'state' | 'run_id' | 'snapshot_id' | 'prompt_bundle' | 'steps' | 'result' | 'error' | 'scope'>>;
 
 /**
  * One workspace's chat history: `<data>/conversations/<workspace-key>/<id>.json`, one versioned file per

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentResult, BlockBrief } from '../../harness/agent-result';
 import { StepOutcome, StepScope } from '../../harness/step-words';
+import { ScopeSummary } from '../question-scope';
 
 /**
  * A chat conversation as it is kept on disk (one file per conversation, per workspace) and as a chat
@@ -45,6 +46,8 @@ export const ConversationTurn = z.object({
    * without it). A reader on the same host that finds the process gone marks the turn interrupted.
    */
   owner: z.object({ pid: z.number().int(), host: z.string() }).optional(),
+  /** A question limited to some documents (the chat's @): which ones its tools searched (added compatibly: absent = all). */
+  scope: ScopeSummary.optional(),
 });
 export type ConversationTurn = z.infer<typeof ConversationTurn>;
 

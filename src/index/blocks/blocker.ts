@@ -1,5 +1,6 @@
 import type { BlockLocation, ChunkingParams } from '../model';
 import type { Unit } from './parsed-document';
+import { isLinkList } from './link-list';
 import { splitSentences } from './sentences';
 import { countJoined, countTokens, countWithTail, type TokenCount } from '../../common/tokenizer';
 
@@ -227,12 +228,17 @@ function packPieces(unit: Unit, p: ChunkingParams, cut: number): Piece[] {
   return pieces;
 }
 
+/** Whether two units may share a block: a block never crosses a PDF page, an e-book chapter or a slide. */
 function sameSpan(a: BlockLocation, b: BlockLocation): boolean {
-  return a.kind === b.kind && (a.kind !== 'page' || a.page === (b as { page: number }).page);
+  if (a.kind === 'page' && b.kind === 'page') return a.page === b.page;
+  if (a.kind === 'chapter' && b.kind === 'chapter') return a.chapter === b.chapter;
+  if (a.kind === 'slide' && b.kind === 'slide') return a.slide === b.slide;
+  return a.kind === b.kind;
 }
 
 function mergeLocation(a: BlockLocation, b: BlockLocation): BlockLocation {
   if (a.kind === 'lines' && b.kind === 'lines') return { kind: 'lines', line_start: a.line_start, line_end: b.line_end };
+  if ((a.kind === 'paragraphs' || a.kind === 'chapter' || a.kind === 'slide') && b.kind === a.kind) return { ...a, last: b.last };
   return a;
 }
 
@@ -242,6 +248,8 @@ interface OpenBlock {
   pieces: Piece[];
   count: TokenCount;
   location: BlockLocation;
+  /** Its first piece is a link list (link-list.ts): only link lists join it. */
+  links: boolean;
 }
 
 const JOIN = '\n\n';
@@ -254,16 +262,20 @@ function close(open: OpenBlock, out: DraftBlock[]): void {
 /**
  * Units → blocks. A block never crosses a section boundary (or a PDF page); a unit over max_tokens is
  * split; a tiny unit merges with its neighbour in the same section while the block stays within the
- * target. Every block ends at or under max_tokens, with its exact token count.
+ * target, unless one of the two is a link list and the other is not (a "Read this in other languages"
+ * line stays apart from the introduction after it, so that search can rank it below content). Every
+ * block ends at or under max_tokens, with its exact token count.
  */
 export function buildBlocks(units: readonly Unit[], params: ChunkingParams): DraftBlock[] {
   const out: DraftBlock[] = [];
   let open: OpenBlock | null = null;
   for (const unit of units) {
     for (const piece of splitUnit(unit, params)) {
+      const links = isLinkList(piece.text);
       if (
         open &&
         open.section === piece.section &&
+        open.links === links &&
         sameSpan(open.location, piece.location) &&
         (open.count.tokens < params.min_tokens || piece.tokens < params.min_tokens)
       ) {
@@ -277,7 +289,7 @@ export function buildBlocks(units: readonly Unit[], params: ChunkingParams): Dra
         }
       }
       if (open) close(open, out);
-      open = { section: piece.section, pieces: [piece], count: piece.count, location: piece.location };
+      open = { section: piece.section, pieces: [piece], count: piece.count, location: piece.location, links };
     }
   }
   if (open) close(open, out);

@@ -45,7 +45,8 @@ export function buildDocument(parsed: ParsedDocument, id: DocumentIdentity, chun
     const headings = parsed.sections.filter((s) => s.title !== PREAMBLE_TITLE).length;
     // A page of headings alone (an outline, a skeleton) is not empty to its writer: say what is missing.
     const why = headings ? `document has ${headings} heading(s) but no text under them to index` : 'document has no text content to index';
-    throw new IngestError('block', parsed.format === 'pdf' ? 'no_text' : 'empty', why);
+    // A paged document (a PDF) without text has no text layer (a scan): `no_text`, not an empty file.
+    throw new IngestError('block', parsed.pageCount !== null ? 'no_text' : 'empty', why);
   }
   const paths = assignPaths(drafts);
   const ids = blockIds(draftBlocks.map((b) => b.text));
@@ -64,6 +65,7 @@ export function buildDocument(parsed: ParsedDocument, id: DocumentIdentity, chun
     doc_id: id.doc_id,
     path: id.path,
     title,
+    ...(parsed.authors?.length ? { authors: parsed.authors } : {}),
     source_label: id.source_label,
     aliases: id.aliases,
     lang: detectLang(scripts),
@@ -72,6 +74,7 @@ export function buildDocument(parsed: ParsedDocument, id: DocumentIdentity, chun
     byte_size: id.byte_size,
     encoding: parsed.encoding,
     page_count: parsed.pageCount,
+    ...(parsed.unreadPages?.length ? { unread_pages: parsed.unreadPages } : {}),
     sections,
     blocks,
   };

@@ -1,4 +1,4 @@
-import type { BlockLocation, DocumentFormat } from '../model';
+import type { BlockLocation, DocumentFormat, UnreadPage } from '../model';
 
 /** A heading or outline entry as a parser found it; the section tree gives it a unique path. */
 export interface SectionDraft {
@@ -27,10 +27,14 @@ export interface ParsedDocument {
   format: DocumentFormat;
   /** Title the document gives itself (front matter, first heading, PDF metadata), if any. */
   title: string | null;
+  /** Authors the document names in its metadata (an e-book's creators); absent when it names none. */
+  authors?: string[];
   sections: SectionDraft[];
   units: Unit[];
   encoding: string | null;
   pageCount: number | null;
+  /** Pages whose text could not be read, while the others were (a PDF read in part). */
+  unreadPages?: UnreadPage[];
 }
 
 /** Title used for the single root section of a document without headings, and for text before the first heading. */

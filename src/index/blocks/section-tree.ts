@@ -1,21 +1,21 @@
 import type { Block, Section } from '../model';
 import type { SectionDraft } from './parsed-document';
+import { PATH_SEPARATOR, pathSegment } from './section-path';
 import { firstSentences, isTitleText } from './sentences';
 
-export const PATH_SEPARATOR = ' > ';
-
-/** A title as it appears in a path: whitespace folded, the separator itself made harmless. */
+/** A title as a section shows it: white space folded, never empty (its path segment also writes `>` as `›`). */
 export function normalizeTitle(title: string): string {
-  const t = title.replace(/\s+/g, ' ').trim().replace(/ > /g, ' › ');
+  const t = title.replace(/\s+/g, ' ').trim();
   return t.length > 0 ? t : '(untitled)';
 }
 
 /**
- * Gives every draft a unique path. Sibling titles that repeat become `Title (2)`, `Title (3)` … in
- * document order, skipping any suffix a real sibling already uses, so paths are unique and stable.
+ * Gives every draft a unique path (section-path.ts). Sibling segments that repeat become `Title (2)`,
+ * `Title (3)` … in document order, skipping any suffix a real sibling already uses, so paths are unique
+ * and stable.
  */
 export function assignPaths(drafts: readonly SectionDraft[]): string[] {
-  const titles = drafts.map((d) => normalizeTitle(d.title));
+  const titles = drafts.map((d) => pathSegment(d.title));
   const literal = new Map<string, Set<string>>();
   const key = (parent: number | null) => (parent === null ? '' : String(parent));
   drafts.forEach((d, i) => {

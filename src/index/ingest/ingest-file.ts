@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import { buildDocument, type DocumentIdentity } from '../blocks/document-builder';
 import { IngestError, errorMessage } from '../../common/errors';
 import type { Document, FailedDocument, IngestOptions } from '../model';
+import { locationLabel } from '../location-label';
 import { parserFor, SUPPORTED_EXTENSIONS } from '../parse/registry';
 import { secretIn } from '../sources/secret-files';
 
@@ -103,7 +104,7 @@ function refuseSecrets(doc: Document): void {
   for (const b of doc.blocks) {
     const found = secretIn(b.text);
     if (!found) continue;
-    const where = b.location.kind === 'lines' ? `near line ${b.location.line_start + found.line - 1}` : `on page ${b.location.page}`;
+    const where = b.location.kind === 'lines' ? `near line ${b.location.line_start + found.line - 1}` : `at ${locationLabel(b.location)}`;
     throw new IngestError('parse', 'secret_content', `it contains what looks like ${found.what} (${where}); DocQA does not index it, so it is never sent to the embedding service: remove the secret from the file to index it`);
   }
 }
@@ -142,6 +143,8 @@ export interface IngestFileOptions {
   knownHash?: string;
   /** Read with blocking calls (worker threads only). */
   syncRead?: boolean;
+  /** Called once the file is read and known to need parsing (a worker starts pdf.js there, off the document's clock). */
+  beforeParse?: () => Promise<void> | undefined;
 }
 
 export async function ingestFile(path: string, identity: FileIdentity, options: IngestOptions, run?: Omit<IngestFileOptions, 'knownHash'>): Promise<IngestOutcome>;
@@ -157,6 +160,7 @@ export async function ingestFile(path: string, identity: FileIdentity, options: 
     const hash = contentHash(file.bytes);
     if (hash === run.knownHash) return { ok: 'unchanged', path, content_hash: hash, byte_size: file.bytes.length, mtime_ms: file.mtime_ms };
   }
+  await run.beforeParse?.();
   const outcome = await ingestBytes(path, file.bytes, identity, options, run.signal);
   return outcome.ok ? { ...outcome, mtime_ms: file.mtime_ms } : outcome;
 }

@@ -27,7 +27,14 @@ export interface WorkerLog {
  * the job ahead of it ends, which the pool sees for itself: a message per job would cost worker time,
  * which is what a batch of tiny files waits for).
  */
-export type WorkerResponse = { id: number; outcome: ScanOutcome } | { id: number; error: string } | { log: WorkerLog } | { started: number } | { ready: true };
+export type WorkerResponse =
+  | { id: number; outcome: ScanOutcome }
+  | { id: number; error: string }
+  | { log: WorkerLog }
+  | { started: number }
+  | { ready: true }
+  /** The worker is starting pdf.js for its first PDF (`warming: true`) or has (`false`): see WARM_UP_LIMIT_MS. */
+  | { warming: boolean };
 
 /**
  * Runs ingestFile jobs (read, hash, parse, block) in worker threads (in-process only when a caller asks
@@ -66,9 +73,19 @@ interface Slot {
   busy: number;
   /** Stopped or dead: whatever it still sends or emits is ignored. */
   retired: boolean;
-  /** Its script has loaded and it takes jobs. */
+  /** Its script has loaded and it takes jobs: no document's time limit runs before. */
   ready: boolean;
+  /** Starting pdf.js for its first PDF: the documents' time limits wait, the warm-up has its own. */
+  warming: NodeJS.Timeout | null;
 }
+
+/**
+ * How long a fresh worker may take to start pdf.js (import, and one tiny document through it) before its
+ * first PDF. That start-up is the worker's, not the document's: charged to the document, it made
+ * 689-byte files fail as too slow at a 1 s limit (1.4 to 3.4 s on 2 busy cores). A start-up that
+ * takes longer than this (or than the document limit, if larger) is a stuck worker, stopped like a slow document.
+ */
+const WARM_UP_LIMIT_MS = 60_000;
 
 /**
  * Two jobs per worker: while one waits for its file to be read, the other is parsed, and the next job is
@@ -102,7 +119,10 @@ const parseFailure = (path: string, code: 'internal' | 'too_slow' | 'out_of_memo
  * when its worker begins it) and each worker a heap limit (options.max_worker_memory_mb). A job over its
  * time fails `too_slow` and its worker is terminated and replaced; a worker that dies (out of memory, a
  * crash) fails the job that killed it and is replaced. Jobs that merely shared the worker are sent
- * again, so one hostile file fails only itself; the batch goes on.
+ * again, so one hostile file fails only itself; the batch goes on. Terminating a worker at any moment is
+ * safe for the host only because no worker ever holds a zlib handle (see `preparePdfThread` in
+ * ingest-worker.ts): a thread torn down between a zlib handle's creation and its init aborts the whole
+ * process (node_zlib.cc "close before init"), which in VS Code is the extension host.
  */
 export function createIngestPool(options: IngestOptions, workerScript: string | null = defaultWorkerScript(), size = defaultPoolSize(), onLog?: (log: WorkerLog) => void): IngestPool {
   if (!workerScript || size < 1) return inProcessPool(options);
@@ -119,13 +139,39 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
   let closed = false;
   const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
+  /** The time limit of job `id` runs from now (again, after a warm-up), unless its worker is warming up. */
+  const arm = (id: number, p: Pending) => {
+    clearTimeout(p.timer);
+    if (p.slot.warming) return;
+    p.timer = setTimeout(() => timedOut(p.slot, id), options.max_document_ms);
+    p.timer.unref();
+  };
+
   /** Job `id` has begun on its worker: its time limit runs from now. */
   const begin = (id: number) => {
     const p = pending.get(id);
     if (!p || p.begun) return;
     p.begun = true;
-    p.timer = setTimeout(() => timedOut(p.slot, id), options.max_document_ms);
-    p.timer.unref();
+    arm(id, p);
+  };
+
+  /** Jobs begun on `slot`, in the order they were sent. */
+  const begunOn = (slot: Slot) => [...pending].filter(([, p]) => p.slot === slot && p.begun);
+
+  /** The worker starts pdf.js: its documents' clocks stop, the warm-up's runs; and the reverse when done. */
+  const warming = (slot: Slot, on: boolean) => {
+    if (on && !slot.warming) {
+      for (const [, p] of begunOn(slot)) clearTimeout(p.timer);
+      slot.warming = setTimeout(() => {
+        const first = begunOn(slot)[0];
+        if (first) timedOut(slot, first[0]);
+      }, Math.max(WARM_UP_LIMIT_MS, options.max_document_ms));
+      slot.warming.unref();
+    } else if (!on && slot.warming) {
+      clearTimeout(slot.warming);
+      slot.warming = null;
+      for (const [id, p] of begunOn(slot)) arm(id, p);
+    }
   };
 
   const settle = (id: number, outcome: ScanOutcome) => {
@@ -142,6 +188,7 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
   /** Takes `slot` out of service, puts a fresh worker in its place, and hands back the jobs it held. */
   const retire = (slot: Slot): Pending[] => {
     slot.retired = true;
+    if (slot.warming) clearTimeout(slot.warming);
     const held = [...pending].filter(([, p]) => p.slot === slot);
     for (const [id, p] of held) {
       pending.delete(id);
@@ -183,11 +230,17 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
   };
 
   const spawn = (): Slot => {
-    const slot: Slot = { worker: startWorker(workerScript, { workerData: { options } satisfies WorkerSetup, resourceLimits: { maxOldGenerationSizeMb: options.max_worker_memory_mb } }), busy: 0, retired: false, ready: false };
+    const slot: Slot = { worker: startWorker(workerScript, { workerData: { options } satisfies WorkerSetup, resourceLimits: { maxOldGenerationSizeMb: options.max_worker_memory_mb } }), busy: 0, retired: false, ready: false, warming: null };
     slot.worker.on('message', (msg: WorkerResponse) => {
       if (slot.retired) return;
       if ('log' in msg) return onLog?.(msg.log);
-      if ('ready' in msg) return void (slot.ready = true);
+      if ('ready' in msg) {
+        // Its first job begins now, not when it was sent: a fresh worker's start is not the document's.
+        slot.ready = true;
+        const first = [...pending].find(([, p]) => p.slot === slot);
+        return first ? begin(first[0]) : undefined;
+      }
+      if ('warming' in msg) return warming(slot, msg.warming);
       if ('started' in msg) return begin(msg.started);
       const p = pending.get(msg.id);
       if (!p) return;
@@ -227,9 +280,9 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
       const id = nextId++;
       pending.set(id, { job, slot, weight, begun: false });
       if (slot.busy === weight) {
-        // Nothing else on that worker: it begins the job as it arrives.
+        // Nothing else on that worker: it begins the job as it arrives (once it has started).
         slot.worker.ref();
-        begin(id);
+        if (slot.ready) begin(id);
       }
       // The options went once, with the worker's start.
       const req: WorkerRequest = { id, path: job.path, identity: job.identity, ...(job.knownHash !== undefined ? { knownHash: job.knownHash } : {}) };

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { type DataDir } from '../../common/data-dir';
 import { registerDocuments } from '../sources/doc-registry';
 import { createIngestPool, type IngestPool, type ScanOutcome } from './ingest-pool';
-import type { Document, FailedDocument, IngestOptions } from '../model';
+import type { Document, FailedDocument, IngestOptions, UnreadPage } from '../model';
+import { pageRanges } from '../parse/pdf-pages';
 import { type SourceFile, walkSource } from '../sources/source-walker';
 import type { PauseGate } from './pause-gate';
 import type { StagedFolder } from '../store/staged-folder';
@@ -23,6 +24,7 @@ export interface IngestedDocument {
   doc_id: string;
   path: string;
   content_hash: string;
+  unread_pages?: UnreadPage[];
 }
 
 export interface IngestRun<D extends IngestedDocument = Document> {
@@ -44,6 +46,18 @@ export interface PreviousFile {
   content_hash: string;
   byte_size: number;
   mtime_ms: number;
+  /** Pages its document was indexed without (a partial document): still said when it is reused. */
+  unread_pages?: UnreadPage[];
+}
+
+/**
+ * A document indexed without some of its pages is also listed among the failed documents, with those
+ * pages: the snapshot is then partial, and an answer says what it could not cover.
+ */
+export function partialFailure(path: string, unread: readonly UnreadPage[]): FailedDocument {
+  const pages = unread.map((u) => u.page);
+  const named = unread.map((u) => `page ${u.page}: ${u.reason}`).join('; ');
+  return { path, stage: 'parse', code: unread.every((u) => u.code === 'corrupt') ? 'corrupt' : 'no_text', message: `indexed without ${pages.length === 1 ? 'page' : 'pages'} ${pageRanges(pages)}, whose text could not be read (${named}); the other pages are indexed`, pages };
 }
 
 /** A file unchanged since the previous build, with its stable doc_id, current source and stat. */
@@ -185,9 +199,12 @@ export async function ingestSources<P extends PreviousFile = PreviousFile, D ext
     const file = ordered[i]!;
     if (!o) throw new Error(`internal: no outcome for ${file.path}`);
     if (o.ok === 'unchanged') {
-      reused.push({ previous: run.previous!.get(o.path)!, doc_id: PENDING_ID, source_label: file.source.label, aliases: file.source.aliases, byte_size: o.byte_size, mtime_ms: o.mtime_ms });
+      const previous = run.previous!.get(o.path)!;
+      reused.push({ previous, doc_id: PENDING_ID, source_label: file.source.label, aliases: file.source.aliases, byte_size: o.byte_size, mtime_ms: o.mtime_ms });
+      if (previous.unread_pages?.length) failed.push(partialFailure(previous.path, previous.unread_pages));
     } else if (o.ok) {
       documents.push(o.kept);
+      if (o.kept.unread_pages?.length) failed.push(partialFailure(o.kept.path, o.kept.unread_pages));
       mtimes.set(o.kept.path, o.mtime_ms ?? 0);
     } else failed.push(o.failure);
   }

@@ -8,7 +8,10 @@ import CSSMatrix from '@thednp/dommatrix';
 import { format } from 'node:util';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { importPdfJs, providePdfJs } from '../parse/pdf-runtime';
+import { warmUpPdfJs } from '../parse/pdf';
+import { parserFor } from '../parse/registry';
 import { ingestFile } from './ingest-file';
+import { type RenderRequest, type RenderResponse, renderFile } from './render-file';
 import type { WorkerLog, WorkerRequest, WorkerResponse, WorkerSetup } from './ingest-pool';
 
 /**
@@ -18,6 +21,7 @@ import type { WorkerLog, WorkerRequest, WorkerResponse, WorkerSetup } from './in
  * test process that parses PDFs itself may call it too (it is that process's own state).
  */
 export function preparePdfThread(): void {
+  withoutZlibStreams();
   providePdfJs(async () => {
     const g = globalThis as Record<string, unknown>;
     g.DOMMatrix ??= CSSMatrix;
@@ -40,6 +44,26 @@ export function preparePdfThread(): void {
   });
 }
 
+/**
+ * Takes `DecompressionStream` and `CompressionStream` out of this thread, so that pdf.js inflates
+ * FlateDecode streams with its own JavaScript decoder (it falls back to it when the global is missing).
+ * Why: the pool stops a document over its time limit by terminating its worker, and a worker torn down
+ * between a zlib handle's creation and its init aborts the whole process, not the thread
+ * (`Assertion failed: init_done_ && "close before init"`, node_zlib.cc, exit 134; Node 20.20 and 24.21:
+ * a thread looping `new DecompressionStream('deflate')`, terminated every few ms, took the process down
+ * within 11 s here). In VS Code that process is the extension host every extension shares. Without a
+ * zlib handle in the thread, terminating it is safe whenever it happens
+ * (test/integration/ingest-pool-terminate.test.ts stops workers mid-inflate hundreds of times). It costs
+ * nothing: pdf.js's own decoder is synchronous, and was 4–5× faster than the native stream on 10,000
+ * small streams (3.3–4.4 s → 0.73 s) and no slower on pdkids.pdf. A separate process for the pool would
+ * also have contained the abort, at the price of a second Node process per window and IPC copies.
+ */
+function withoutZlibStreams(): void {
+  const g = globalThis as Record<string, unknown>;
+  delete g.DecompressionStream;
+  delete g.CompressionStream;
+}
+
 const port = isMainThread ? null : parentPort;
 if (port) {
   // Whatever a library prints in this thread goes to the host's logger, not to the host's console.
@@ -53,11 +77,22 @@ if (port) {
   const { options } = workerData as WorkerSetup;
   /** Jobs begun and not answered yet. */
   let running = 0;
-  port.on('message', (req: WorkerRequest) => {
+  /** pdf.js started and run once, before this worker's first PDF; the pool stops that PDF's clock meanwhile. */
+  let warm: Promise<void> | null = null;
+  const warmUp = (): Promise<void> => {
+    if (warm) return warm;
+    port.postMessage({ warming: true } satisfies WorkerResponse);
+    warm = warmUpPdfJs().finally(() => port.postMessage({ warming: false } satisfies WorkerResponse));
+    return warm;
+  };
+  port.on('message', (req: WorkerRequest | RenderRequest) => {
+    // The document view's request (render-file.ts): a worker of its own, one render, then stopped.
+    if ('render' in req) return void renderFile(req.render.path, req.render.location, options).then((rendered) => port.postMessage({ rendered } satisfies RenderResponse));
     // Begun beside another job: the pool cannot tell when on its own (see WorkerResponse).
     if (running > 0) port.postMessage({ started: req.id } satisfies WorkerResponse);
     running++;
-    void ingestFile(req.path, req.identity, options, { syncRead: true, knownHash: req.knownHash })
+    const beforeParse = () => (parserFor(req.path)?.format === 'pdf' ? warmUp().catch(() => undefined) : undefined);
+    void ingestFile(req.path, req.identity, options, { syncRead: true, knownHash: req.knownHash, beforeParse })
       .then(
         (outcome): WorkerResponse => ({ id: req.id, outcome }),
         (err: unknown): WorkerResponse => ({ id: req.id, error: err instanceof Error ? err.message : String(err) }),

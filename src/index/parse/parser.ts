@@ -1,4 +1,4 @@
-import type { DocumentFormat } from '../model';
+import type { BlockLocation, DocumentFormat } from '../model';
 import type { ParsedDocument } from '../blocks/parsed-document';
 
 export interface ParseContext {
@@ -7,9 +7,23 @@ export interface ParseContext {
   signal?: AbortSignal;
 }
 
+/**
+ * A document as DocQA's document view shows it (docs/document-view.md): HTML of one or more
+ * `<section data-docqa-part="N">` (N: the chapter or slide; 1 for a whole document) whose content
+ * elements carry `data-docqa-el` numbers, made by the same walk that located the blocks. The view
+ * sanitises it again before showing it.
+ */
+export interface RenderedDocument {
+  html: string;
+  /** Parts of the document (an e-book's chapters, a deck's slides; 1 otherwise), whether or not `html` holds them all. */
+  parts: number;
+}
+
 /** One module per format behind this interface; the registry picks one by file extension. */
 export interface DocumentParser {
   readonly format: DocumentFormat;
   readonly extensions: readonly string[];
   parse(bytes: Uint8Array, ctx: ParseContext): Promise<ParsedDocument>;
+  /** The rendered formats (Word, web pages, e-books, slides): the view of the part `at` is in (its registry entry reduces it to the view's allowlist). */
+  render?(bytes: Uint8Array, ctx: ParseContext, at: BlockLocation): Promise<RenderedDocument>;
 }

@@ -1,7 +1,6 @@
-import { IngestError } from '../../common/errors';
 import { BULLET_GLYPH } from '../blocks/sentences';
 
-/** PDF text as lines and paragraphs: reading order, wrapped and hyphenated lines joined, page numbers and running headers dropped, garbled text refused. */
+/** PDF text as lines and paragraphs: reading order, wrapped and hyphenated lines joined, page numbers and running headers dropped. */
 export interface TextItem {
   str: string;
   transform: number[];
@@ -117,32 +116,6 @@ export function toParagraphs(lines: readonly Line[], page: number, breaks: Reado
   return out.filter((p) => !PAGE_NUMBER.test(p.text));
 }
 
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-export const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/gu;
-
-/**
- * Fonts without a Unicode mapping come out as raw glyph codes (control characters). A text layer that is
- * mostly such codes is not text: the document fails rather than filling the index with noise; stray
- * codes in otherwise good text are removed.
- */
-export function rejectGarbledText(pages: Line[][]): void {
-  let total = 0;
-  let garbled = 0;
-  for (const lines of pages)
-    for (const l of lines) {
-      total += l.text.length;
-      garbled += l.text.match(CONTROL)?.length ?? 0;
-    }
-  if (total > 0 && garbled / total > 0.2) {
-    throw new IngestError('parse', 'no_text', `PDF text layer is unreadable: ${Math.round((100 * garbled) / total)}% of its characters are glyph codes without a Unicode mapping`);
-  }
-  for (const lines of pages) {
-    for (const l of lines) l.text = l.text.replace(CONTROL, '').replace(/\s+/g, ' ').trim();
-    const kept = lines.filter((l) => l.text.length > 0);
-    lines.splice(0, lines.length, ...kept);
-  }
-}
-
 /** Sizes to the half point: what tells text set alike. */
 export const sizeClass = (size: number) => Math.round(size * 2) / 2;
 
@@ -156,36 +129,76 @@ export function bodySize(pages: readonly Line[][]): number {
   return best;
 }
 
-/** Lines this close to a page's top or bottom edge (by height on the page) can be running furniture. */
+/** The page's box in the coordinates of its text (PDF user space): where its edges are. */
+export interface PageBox {
+  bottom: number;
+  top: number;
+}
+
+/** A line can be running furniture only within this share of the page's height from its top or bottom edge. */
+export const EDGE_BAND = 0.1;
+/** …and only among the outermost lines: this many at each edge at most. */
 export const EDGE_LINES = 2;
 
-/** Indices of the lines nearest the top and the bottom of a page. */
-export function edgeLines(lines: readonly Line[]): number[] {
+/** Indices of the outermost lines at the top and bottom of a page that lie in its edge bands. */
+export function edgeLines(lines: readonly Line[], box: PageBox): number[] {
+  const band = (box.top - box.bottom) * EDGE_BAND;
   const byHeight = lines.map((_, i) => i).sort((a, b) => lines[b]!.y - lines[a]!.y || a - b);
-  return [...new Set([...byHeight.slice(0, EDGE_LINES), ...byHeight.slice(-EDGE_LINES)])];
+  const top = byHeight.slice(0, EDGE_LINES).filter((i) => lines[i]!.y >= box.top - band);
+  const bottom = byHeight.slice(-EDGE_LINES).filter((i) => lines[i]!.y <= box.bottom + band);
+  return [...new Set([...top, ...bottom])];
+}
+
+const norm = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/**
+ * What makes two edge lines on different pages "the same line": their words exactly, or their words with
+ * one number that counts the pages ("Page 3 of 40", "BIO 101 Lecture 5 - 3"): that number minus the page
+ * number is the same on every page. Numbers that merely differ ("Balance due: 1,204.50 EUR" on one page,
+ * "980.10 EUR" on the next) are content.
+ */
+export function runningKeys(text: string, page: number): string[] {
+  const t = norm(text);
+  const keys = [`=${t}`];
+  const numbers = [...t.matchAll(/\d+/g)];
+  for (const [i, m] of numbers.entries()) {
+    // A number glued to others by a separator ("1,204.50", "2024-03-01") is an amount or a date, not a page counter.
+    const before = t[m.index! - 1];
+    const after = t[m.index! + m[0].length];
+    if ((before && /[.,:/]/.test(before) && /\d/.test(t[m.index! - 2] ?? '')) || (after && /[.,:/]/.test(after) && /\d/.test(t[m.index! + m[0].length + 1] ?? ''))) continue;
+    const offset = Number(m[0]) - page;
+    keys.push(`${i}@${offset}:${t.slice(0, m.index)}#${t.slice(m.index! + m[0].length)}`);
+  }
+  return keys;
 }
 
 /**
  * Running headers and footers (the course or journal, the chapter, "Page 3 of 40", a download stamp) are
  * printed on every page; kept, they open every page's first block and match every search for the
- * course's name. A line near the top or bottom edge whose text, digits aside, recurs there on at least
- * half of the pages (three at least), set no larger than the body text, is dropped. A heading that
- * repeats ("Review questions") is larger than the body and stays.
+ * course's name. A line is dropped as one only when all of these hold: it is among the two outermost
+ * lines at the top or bottom of its page and within a tenth of the page's height of that edge; the same
+ * line (runningKeys: the same words, a page counter aside) is there on at least half of the pages with
+ * text, and three at least; it is set no larger than the body text (a heading that repeats, "Review
+ * questions", is larger and stays); and it is not all the text its page has. Returns how many lines
+ * were dropped on each page.
  */
-export function dropRunningLines(pages: Line[][]): void {
+export function dropRunningLines(pages: Line[][], boxes: readonly PageBox[]): number[] {
+  const dropped = pages.map(() => 0);
   const withText = pages.filter((p) => p.length > 0).length;
-  if (withText < 3) return;
+  if (withText < 3) return dropped;
   const body = bodySize(pages);
-  const key = (l: Line) => l.text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ');
-  const candidates = pages.map((lines) => edgeLines(lines).filter((i) => lines[i]!.size <= body + 0.5));
+  const candidates = pages.map((lines, p) => edgeLines(lines, boxes[p]!).filter((i) => lines[i]!.size <= body + 0.5));
   const pagesWith = new Map<string, number>();
   candidates.forEach((idx, p) => {
-    for (const k of new Set(idx.map((i) => key(pages[p]![i]!)))) pagesWith.set(k, (pagesWith.get(k) ?? 0) + 1);
+    for (const k of new Set(idx.flatMap((i) => runningKeys(pages[p]![i]!.text, p + 1)))) pagesWith.set(k, (pagesWith.get(k) ?? 0) + 1);
   });
   const min = Math.max(3, Math.ceil(withText / 2));
   candidates.forEach((idx, p) => {
     const lines = pages[p]!;
-    const drop = new Set(idx.filter((i) => pagesWith.get(key(lines[i]!))! >= min));
-    if (drop.size) lines.splice(0, lines.length, ...lines.filter((_, i) => !drop.has(i)));
+    const drop = new Set(idx.filter((i) => runningKeys(lines[i]!.text, p + 1).some((k) => pagesWith.get(k)! >= min)));
+    if (drop.size === 0 || drop.size === lines.length) return;
+    lines.splice(0, lines.length, ...lines.filter((_, i) => !drop.has(i)));
+    dropped[p] = drop.size;
   });
+  return dropped;
 }

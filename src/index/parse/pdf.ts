@@ -3,65 +3,124 @@ import type { SectionDraft, Unit } from '../blocks/parsed-document';
 import { PREAMBLE_TITLE } from '../blocks/parsed-document';
 import type { DocumentParser } from './parser';
 import { anchorEntries, type FlatEntry, flattenOutline, headingsBySize, type OutlineNode, type PdfDoc, sectionFor } from './pdf-headings';
-import { dropRunningLines, type Line, rejectGarbledText, type TextItem, toLines, toParagraphs } from './pdf-lines';
+import { withoutAttachmentEncryption } from './pdf-encryption';
+import { dropRunningLines, toParagraphs } from './pdf-lines';
+import { imageXObjects, type PdfPageRead, readPdfPage } from './pdf-page-read';
+import { judgePages, noTextFailure, unreadPages } from './pdf-pages';
 import { loadPdfJs, resolvePdfAssets } from './pdf-runtime';
 
 export { joinWrapped } from './pdf-lines';
 
+/**
+ * pdf.js refused the file: a password, or a file it cannot make sense of (not a PDF, a broken cross-
+ * reference table, a circular page tree, a bad flate stream). Both are the file's doing, never DocQA's:
+ * `internal` is kept for our own faults.
+ */
 function pdfFailure(err: unknown): IngestError {
   const name = (err as { name?: string } | null)?.name ?? '';
   const msg = (err as { message?: string } | null)?.message ?? String(err);
-  if (name === 'PasswordException') return new IngestError('parse', 'encrypted', `PDF is password-protected (${msg})`, { cause: err });
+  if (name === 'PasswordException') return new IngestError('parse', 'encrypted', `PDF is password-protected (${msg}): remove the password (print or save it without one) to index it`, { cause: err });
   if (name === 'AbortError') throw err;
-  return new IngestError('parse', 'corrupt', `PDF could not be read: ${msg}`, { cause: err });
+  return new IngestError('parse', 'corrupt', `PDF is damaged and could not be read: ${msg}`, { cause: err });
+}
+
+/** A call into pdf.js whose failure is the file's (pdfFailure), not ours. */
+async function fromPdfJs<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw pdfFailure(err);
+  }
+}
+
+/** A one-page PDF with a line of Helvetica: what a worker reads once to start pdf.js (see warmUpPdfJs). */
+function tinyPdf(): Uint8Array {
+  const content = 'BT /F1 12 Tf 72 720 Td (warm) Tj ET';
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets = objects.map((body, i) => {
+    const at = out.length;
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+    return at;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return new TextEncoder().encode(out);
+}
+
+/**
+ * Starts pdf.js in this thread: loads it, and reads a one-line page through it (its in-thread worker,
+ * the first font, the first compile of its hot paths). A fresh worker does this before its first PDF,
+ * off that document's clock.
+ */
+export async function warmUpPdfJs(): Promise<void> {
+  await pdfParser.parse(tinyPdf(), { path: 'warm-up.pdf' });
 }
 
 const JUNK_TITLE = /^(untitled|microsoft word - .*|.*\.(docx?|html?|pdf|tex|dvi))$/i;
+
+const PDF_OPTIONS = { cMapPacked: true, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, isOffscreenCanvasSupported: false, verbosity: 0 } as const;
+
+type LoadingTask = ReturnType<Awaited<ReturnType<typeof loadPdfJs>>['getDocument']>;
+
+/** Opens the document; a file whose only encrypted part is its attachments is opened without them (pdf-encryption.ts). */
+async function openPdf(bytes: Uint8Array, signal: AbortSignal | undefined): Promise<{ task: LoadingTask; doc: PdfDoc }> {
+  const pdfjs = await loadPdfJs();
+  const assets = resolvePdfAssets();
+  const open = async (data: Uint8Array) => {
+    const task = pdfjs.getDocument({ ...PDF_OPTIONS, data, cMapUrl: assets.cMapUrl, standardFontDataUrl: assets.standardFontDataUrl });
+    const onAbort = () => void task.destroy();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return { task, doc: await task.promise };
+    } catch (err) {
+      await task.destroy();
+      throw err;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  };
+  try {
+    return await open(new Uint8Array(bytes));
+  } catch (err) {
+    const plain = (err as { name?: string } | null)?.name === 'PasswordException' ? withoutAttachmentEncryption(bytes) : null;
+    if (!plain) throw pdfFailure(err);
+    return fromPdfJs(() => open(plain));
+  }
+}
 
 export const pdfParser: DocumentParser = {
   format: 'pdf',
   extensions: ['.pdf'],
   async parse(bytes, ctx) {
     ctx.signal?.throwIfAborted();
-    const pdfjs = await loadPdfJs();
-    const assets = resolvePdfAssets();
-    const task = pdfjs.getDocument({
-      data: new Uint8Array(bytes),
-      cMapUrl: assets.cMapUrl,
-      cMapPacked: true,
-      standardFontDataUrl: assets.standardFontDataUrl,
-      isEvalSupported: false,
-      disableFontFace: true,
-      useSystemFonts: false,
-      isOffscreenCanvasSupported: false,
-      verbosity: 0,
-    });
+    const { task, doc } = await openPdf(bytes, ctx.signal);
     const onAbort = () => void task.destroy();
     ctx.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      let doc: PdfDoc;
-      try {
-        doc = await task.promise;
-      } catch (err) {
-        throw pdfFailure(err);
-      }
-      const pages: Line[][] = [];
+      const reads: PdfPageRead[] = [];
       for (let n = 1; n <= doc.numPages; n++) {
         ctx.signal?.throwIfAborted();
-        const page = await doc.getPage(n);
-        const content = await page.getTextContent();
-        pages.push(toLines(content.items.filter((i) => 'str' in i) as TextItem[]));
-        page.cleanup();
+        reads.push(await readPdfPage(doc, n));
       }
-      if (pages.every((p) => p.length === 0)) {
-        throw new IngestError('parse', 'no_text', `PDF has ${doc.numPages} page(s) but no extractable text (scanned images need OCR)`);
-      }
-      rejectGarbledText(pages);
-      dropRunningLines(pages);
+      const judged = judgePages(reads);
+      const { lines: pages, extras, reports } = judged;
+      // Nothing to index: say what the pages hold, images included (a scan needs OCR; a blank page does not).
+      const noText = (furniture: number[] = []) => noTextFailure(reports, imageXObjects(bytes), furniture);
+      if (pages.every((p, i) => p.length === 0 && extras[i]!.length === 0)) throw noText();
+      dropRunningLines(pages, judged.boxes);
       let entries: FlatEntry[] = [];
       const outline = (await doc.getOutline().catch(() => null)) as OutlineNode[] | null;
-      if (outline?.length) {
-        await flattenOutline(doc, outline, null, entries);
+      // A damaged outline (a destination pdf.js cannot resolve) is no reason to lose the text: headings then come from type size.
+      const flat = outline?.length ? await flattenOutline(doc, outline, null, entries).then(() => true, () => false) : false;
+      if (flat) {
         // Inherit a position for entries whose destination could not be resolved.
         entries.forEach((e, i) => {
           if (e.page === null && i > 0) {
@@ -75,7 +134,12 @@ export const pdfParser: DocumentParser = {
       }
       const breaks = pages.map(() => new Set<number>());
       for (const e of entries) if (e.page !== null) breaks[e.page - 1]!.add(e.line);
-      const paragraphs = pages.flatMap((lines, i) => toParagraphs(lines, i + 1, breaks[i]!));
+      // A page's form field values and annotation text follow its text, a paragraph each, in its last section.
+      const paragraphs = pages.flatMap((lines, i) => [...toParagraphs(lines, i + 1, breaks[i]!), ...extras[i]!.map((text) => ({ page: i + 1, first: lines.length, text }))]);
+      if (paragraphs.length === 0) {
+        const numbered = pages.flatMap((lines, i) => (lines.length > 0 ? [i + 1] : []));
+        throw noText(numbered);
+      }
       const order = entries
         .map((_, i) => i)
         .sort((a, b) => {
@@ -115,6 +179,7 @@ export const pdfParser: DocumentParser = {
         units,
         encoding: null,
         pageCount: doc.numPages,
+        unreadPages: unreadPages(reports),
       };
     } finally {
       ctx.signal?.removeEventListener('abort', onAbort);

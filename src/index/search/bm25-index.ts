@@ -1,4 +1,4 @@
-import { keywordTokens, queryTerms } from './keyword-tokenizer';
+import { isCjkTerm, keywordTokens, queryTerms } from './keyword-tokenizer';
 import type { Document } from '../model';
 import { PREAMBLE_TITLE } from '../blocks/parsed-document';
 import type { TermTable } from './term-table';
@@ -262,6 +262,33 @@ function termId(terms: TermTable, term: string): number | undefined {
   return undefined;
 }
 
+const idfOf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+
+/**
+ * A mixed query (`volatile 关键字的作用`): its rare words of other scripts weigh, together, as much as its
+ * CJK part. A query names its topic in the Latin term and fills in with Chinese; scored term by term, the
+ * filler's five pairs (关键, 键字, 字的, 的作, 作用), each fairly common, outvoted the one rare word and
+ * ranked sections that merely say 关键字的作用 first. A word counts as rare when its idf is above the
+ * CJK terms' (weighted) mean; a common one (TCP in network notes) keeps its weight. Weights are
+ * raised, never lowered: a query that is all one script scores as before.
+ */
+export function balanceMixed<T extends { term: string; weight: number; idf: number }>(terms: T[]): T[] {
+  let cjkMass = 0;
+  let cjkWeight = 0;
+  for (const t of terms) {
+    if (!isCjkTerm(t.term) || t.idf <= 0) continue;
+    cjkMass += t.weight * t.idf;
+    cjkWeight += t.weight;
+  }
+  if (cjkWeight === 0) return terms;
+  const mean = cjkMass / cjkWeight;
+  const rare = terms.filter((t) => !isCjkTerm(t.term) && t.idf > mean);
+  const rareMass = rare.reduce((m, t) => m + t.weight * t.idf, 0);
+  if (rareMass === 0 || rareMass >= cjkMass) return terms;
+  const scale = cjkMass / rareMass;
+  return terms.map((t) => (rare.includes(t) ? { ...t, weight: t.weight * scale } : t));
+}
+
 /** A query term in every part: its id there, its live document frequency, postings already read. */
 interface Lookup {
   ids: Array<number | undefined>;
@@ -384,12 +411,13 @@ export class Bm25Index implements KeywordSide {
       if (!l) looked.set(term, (l = this.lookup(term)));
       return l;
     };
+    const terms = queryTerms(query, (t) => find(t).df > 0).map((t) => ({ ...t, idf: idfOf(n, find(t.term).df) }));
     const out: Array<Lookup & { w: number; postings: number }> = [];
-    for (const { term, weight } of queryTerms(query, (t) => find(t).df > 0)) {
+    for (const { term, weight, idf } of balanceMixed(terms)) {
       const l = find(term);
       if (l.df === 0) continue;
       const postings = l.ids.reduce<number>((sum, id, i) => (id === undefined ? sum : sum + this.parts[i]!.data.count(id)), 0);
-      out.push({ ...l, w: weight * Math.log(1 + (n - l.df + 0.5) / (l.df + 0.5)) * (BM25_K1 + 1), postings });
+      out.push({ ...l, w: weight * idf * (BM25_K1 + 1), postings });
     }
     return out;
   }

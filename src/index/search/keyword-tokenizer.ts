@@ -42,6 +42,11 @@ export interface QueryTerm {
   weight: number;
 }
 
+/** Whether a term comes from a CJK run (a character or a pair), not a word of another script. */
+export function isCjkTerm(term: string): boolean {
+  return CJK_START.test(term);
+}
+
 /**
  * How much one CJK character of a query counts, a word of another script counting 1: Chinese words are
  * about two characters long, so a run of n characters weighs about what its n/2 words would. Without it
@@ -61,13 +66,27 @@ export const CJK_CHAR_WEIGHT = 0.5;
  * the fallback). A lone CJK character is scored as itself.
  */
 export function queryTerms(query: string, known: (term: string) => boolean): QueryTerm[] {
+  return termsOfRuns(queryRuns(query), known);
+}
+
+/**
+ * A query as the keyword side reads it: its runs (words, CJK runs) after NFKC and lower-casing, each
+ * once, in order of first appearance. Everything the keyword ranking does with a query it does with
+ * these, so two queries with the same runs are ranked alike (the duplicate-scope key of search_blocks).
+ */
+export function queryRuns(query: string): string[] {
+  const runs = new Set<string>();
+  for (const m of query.normalize('NFKC').toLowerCase().matchAll(SEGMENT)) runs.add(m[0]);
+  return [...runs];
+}
+
+function termsOfRuns(runs: readonly string[], known: (term: string) => boolean): QueryTerm[] {
   const weights = new Map<string, number>();
   const add = (term: string, weight: number) => {
     const w = weights.get(term);
     if (w === undefined || weight > w) weights.set(term, weight);
   };
-  for (const m of query.normalize('NFKC').toLowerCase().matchAll(SEGMENT)) {
-    const run = m[0];
+  for (const run of runs) {
     if (!CJK_START.test(run)) {
       add(run, 1);
       continue;

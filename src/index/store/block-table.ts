@@ -6,10 +6,28 @@ import type { Typed } from './binary-pack';
 /**
  * A format-2 segment's blocks without their texts, as columns (`blocks.pack`): per block its index in
  * its document, token count, section (an index into the segment's table of section paths), location
- * (page p: [p, 0]; lines a–b: [a, b], b ≥ 1) and where its text ends in `text.bin`; block ids as one
+ * (a kind and three numbers: LOCATION_KINDS) and where its text ends in `text.bin`; block ids as one
  * table of UTF-16 code units. Loading makes no JSON of a million blocks: the columns are views on one
  * read, and each block's text stays UTF-8 in `text.bin`'s bytes until something reads it.
  */
+
+/** A location's kind as stored (locKind), its position in this list; each kind's numbers as locA/locB/locC. */
+const LOCATION_KINDS = ['lines', 'page', 'paragraphs', 'chapter', 'slide'] as const satisfies ReadonlyArray<BlockLocation['kind']>;
+
+function locationNumbers(l: BlockLocation): [number, number, number] {
+  switch (l.kind) {
+    case 'lines':
+      return [l.line_start, l.line_end, 0];
+    case 'page':
+      return [l.page, 0, 0];
+    case 'paragraphs':
+      return [l.first, l.last, 0];
+    case 'chapter':
+      return [l.chapter, l.first, l.last];
+    case 'slide':
+      return [l.slide, l.first, l.last];
+  }
+}
 
 /** Growable UTF-16 code units of many short strings back to back. */
 class Chars {
@@ -34,8 +52,10 @@ export class BlockTableBuilder {
   private readonly blockIndex: Uint32Array;
   private readonly tokens: Uint32Array;
   private readonly section: Uint32Array;
+  private readonly locKind: Uint8Array;
   private readonly locA: Uint32Array;
   private readonly locB: Uint32Array;
+  private readonly locC: Uint32Array;
   private readonly textEnds: Float64Array;
   private readonly idStarts: Uint32Array;
   private readonly ids: Chars;
@@ -45,8 +65,10 @@ export class BlockTableBuilder {
     this.blockIndex = new Uint32Array(capacity);
     this.tokens = new Uint32Array(capacity);
     this.section = new Uint32Array(capacity);
+    this.locKind = new Uint8Array(capacity);
     this.locA = new Uint32Array(capacity);
     this.locB = new Uint32Array(capacity);
+    this.locC = new Uint32Array(capacity);
     this.textEnds = new Float64Array(capacity);
     this.idStarts = new Uint32Array(capacity + 1);
     this.ids = new Chars(capacity * 10);
@@ -61,13 +83,8 @@ export class BlockTableBuilder {
     let s = this.sections.get(b.section_path);
     if (s === undefined) this.sections.set(b.section_path, (s = this.sections.size));
     this.section[i] = s;
-    if (b.location.kind === 'page') {
-      this.locA[i] = b.location.page;
-      this.locB[i] = 0;
-    } else {
-      this.locA[i] = b.location.line_start;
-      this.locB[i] = b.location.line_end;
-    }
+    this.locKind[i] = LOCATION_KINDS.indexOf(b.location.kind);
+    [this.locA[i], this.locB[i], this.locC[i]] = locationNumbers(b.location);
     this.textEnds[i] = textEnd;
     this.ids.push(b.block_id);
     this.idStarts[i + 1] = this.ids.length;
@@ -81,8 +98,10 @@ export class BlockTableBuilder {
       blockIndex: this.blockIndex.subarray(0, n),
       tokens: this.tokens.subarray(0, n),
       section: this.section.subarray(0, n),
+      locKind: this.locKind.subarray(0, n),
       locA: this.locA.subarray(0, n),
       locB: this.locB.subarray(0, n),
+      locC: this.locC.subarray(0, n),
       textEnds: this.textEnds.subarray(0, n),
       idStarts: this.idStarts.subarray(0, n + 1),
       idChars: this.ids.units.subarray(0, this.ids.length),
@@ -98,8 +117,10 @@ export interface BlockTable {
   readonly blockIndex: Uint32Array;
   readonly tokens: Uint32Array;
   readonly section: Uint32Array;
+  readonly locKind: Uint8Array;
   readonly locA: Uint32Array;
   readonly locB: Uint32Array;
+  readonly locC: Uint32Array;
   readonly textEnds: Float64Array;
   readonly ids: PackedTerms;
   readonly sections: PackedTerms;
@@ -138,13 +159,19 @@ export async function readBlockTable(arrays: Record<string, Typed>, file: string
     throw new StoreError('store_corrupt', `${file}: ${(err as Error).message}`);
   }
   const section = u32('section', blocks);
+  const locKind = arrays.locKind;
+  if (!(locKind instanceof Uint8Array) || locKind.length !== blocks) throw new StoreError('store_corrupt', `${file}: locKind is missing or of the wrong length`);
   const locA = u32('locA', blocks);
+  const locB = u32('locB', blocks);
+  const locC = u32('locC', blocks);
   for (let i = 0; i < blocks; i++) {
     if (section[i]! >= sections.length) throw new StoreError('store_corrupt', `${file}: block ${i} names section ${section[i]} of ${sections.length}`);
-    if (locA[i]! < 1) throw new StoreError('store_corrupt', `${file}: block ${i} has no location`);
+    // Every kind's numbers start at 1 where the kind has them (zod's BlockLocation says the same).
+    const k = locKind[i]!;
+    if (k >= LOCATION_KINDS.length || locA[i]! < 1 || ((k === 0 || k >= 2) && locB[i]! < 1) || (k >= 3 && locC[i]! < 1)) throw new StoreError('store_corrupt', `${file}: block ${i} has no valid location`);
     if ((i & 0xffff) === 0xffff) await tick();
   }
-  return { count: blocks, blockIndex: u32('blockIndex', blocks), tokens: u32('tokens', blocks), section, locA, locB: u32('locB', blocks), textEnds, ids, sections };
+  return { count: blocks, blockIndex: u32('blockIndex', blocks), tokens: u32('tokens', blocks), section, locKind, locA, locB, locC, textEnds, ids, sections };
 }
 
 /**
@@ -236,9 +263,23 @@ export function sectionNames(t: BlockTable): string[] {
   return Array.from({ length: t.sections.length }, (_, i) => t.sections.at(i)!);
 }
 
-/** Where block `i` is (page p is stored [p, 0]). */
+/** Where block `i` is (its kind and numbers as locationNumbers stored them). */
 export function blockLocation(t: BlockTable, i: number): BlockLocation {
-  return t.locB[i] === 0 ? { kind: 'page', page: t.locA[i]! } : { kind: 'lines', line_start: t.locA[i]!, line_end: t.locB[i]! };
+  const a = t.locA[i]!;
+  const b = t.locB[i]!;
+  const c = t.locC[i]!;
+  switch (LOCATION_KINDS[t.locKind[i]!]!) {
+    case 'lines':
+      return { kind: 'lines', line_start: a, line_end: b };
+    case 'page':
+      return { kind: 'page', page: a };
+    case 'paragraphs':
+      return { kind: 'paragraphs', first: a, last: b };
+    case 'chapter':
+      return { kind: 'chapter', chapter: a, first: b, last: c };
+    case 'slide':
+      return { kind: 'slide', slide: a, first: b, last: c };
+  }
 }
 
 /** Block `i` of a table as a StoredBlock (`names`: sectionNames of the table). */

@@ -19,6 +19,7 @@ import { finishManifest, manifestEntries, writeManifest } from './build/write-ph
 import { DocumentSpool, type SpooledDocument } from './build/document-spool';
 import { scratchDir, writeNewSegment } from './build/segment-phase';
 import { CURRENT_SEGMENT_FORMAT } from './segment-format';
+import { PARSE_VERSION, reparseReason } from '../blocks/parse-version';
 import { removeTree } from './remove-tree';
 import { DEFAULT_RETENTION, type RetentionPolicy, applyRetention } from './retention';
 import { linkSegment, newSegmentId, segmentDir } from './segment-store';
@@ -65,6 +66,10 @@ export interface BuildOptions {
    * snapshot is the same byte for byte whatever the batches (tested with tiny ones).
    */
   batchBlocks?: number;
+  /** Told instead of asked when the embedding endpoint is on this machine (the plan's `local`): nothing leaves it. */
+  onLocalEgress?: (plan: EgressPlan) => void;
+  /** The embedding endpoint is a local model server on this machine (see EgressPlan.local). */
+  localEmbedding?: boolean;
 }
 
 export interface BuildResult {
@@ -102,8 +107,14 @@ async function sweepLeftovers(dir: DataDir): Promise<void> {
 /** The first build that would send a source's text to this embedding host asks, and remembers the answer. */
 async function askBeforeSending(dir: DataDir, toEmbed: ReadonlyArray<EgressItem>, manifest: SnapshotManifest, opts: BuildOptions): Promise<void> {
   if (!opts.confirmEgress || opts.embedding.provider === 'none') return;
-  const plan = egressPlan(toEmbed, manifest.sources, manifest.skipped, await readConsents(dir), opts.embedding.base_url, opts.embedding.model);
+  const plan = egressPlan(toEmbed, manifest.sources, manifest.skipped, await readConsents(dir), opts.embedding.base_url, opts.embedding.model, opts.localEmbedding === true);
   if (!plan) return;
+  if (plan.local) {
+    // Nothing leaves the machine: the person is told what is embedded where, and not asked (nor again).
+    opts.onLocalEgress?.(plan);
+    await recordConsent(dir, plan, new Date());
+    return;
+  }
   const agreed = await opts.confirmEgress(plan);
   opts.signal?.throwIfAborted();
   if (!agreed) throw new DocQaError('egress_declined', `nothing was sent to ${plan.host}: sending ${plan.files} files of ${plan.sources.map((s) => s.label).join(', ')} for embedding was declined; the active snapshot is unchanged`);
@@ -152,6 +163,8 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
         failed_documents: [],
         skipped: [],
         chunking: opts.ingest.chunking,
+        parse_version: PARSE_VERSION,
+        reparse_reason: parentManifest ? reparseReason(parentManifest.parse_version) : null,
         tokenizer: TOKENIZER_NAME,
         keyword_tokenizer: KEYWORD_TOKENIZER_NAME,
         embedding: embeddingInfo(null),

@@ -40,6 +40,12 @@ export interface EgressPlan {
   tokens: number;
   /** What those sources hold that is not read (secret-looking, outside the source, .gitignored). */
   skipped: SkippedEntry[];
+  /**
+   * The endpoint is a local model server on this machine (Ollama or LM Studio on a loopback address, as
+   * the application recognised it): nothing leaves the machine, so the person is told rather than asked.
+   * A loopback address alone is not enough: it may be a tunnel or a proxy to a cloud service.
+   */
+  local?: boolean;
 }
 
 export function endpointHost(baseUrl: string): string {
@@ -83,7 +89,7 @@ export type EgressItem = Pick<Document, 'source_label' | 'blocks'> | { source_la
  * The documents about to be embedded that belong to sources not yet agreed for this endpoint (its
  * origin), counted per source; null when there are none (nothing new leaves the machine).
  */
-export function egressPlan(toEmbed: ReadonlyArray<EgressItem>, sources: readonly Source[], skipped: readonly SkippedEntry[], consents: readonly EgressConsent[], baseUrl: string, model: string): EgressPlan | null {
+export function egressPlan(toEmbed: ReadonlyArray<EgressItem>, sources: readonly Source[], skipped: readonly SkippedEntry[], consents: readonly EgressConsent[], baseUrl: string, model: string, local = false): EgressPlan | null {
   const host = endpointHost(baseUrl);
   const origin = endpointOrigin(baseUrl);
   const agreed = new Set(consents.filter((c) => c.origin === origin).map((c) => c.source_id));
@@ -107,5 +113,5 @@ export function egressPlan(toEmbed: ReadonlyArray<EgressItem>, sources: readonly
   const rows = [...per.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const sum = (k: 'files' | 'blocks' | 'tokens') => rows.reduce((n, r) => n + r[k], 0);
   const mine = skipped.filter((k) => rows.some((r) => isWithin(r.path, k.path)));
-  return { host, origin, model, sources: rows, files: sum('files'), blocks: sum('blocks'), tokens: sum('tokens'), skipped: mine };
+  return { host, origin, model, sources: rows, files: sum('files'), blocks: sum('blocks'), tokens: sum('tokens'), skipped: mine, local };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChunkingParams, Document, FailedDocument } from '../model';
+import { ChunkingParams, Document, FailedDocument, UnreadPage } from '../model';
 import { SkippedEntry } from '../sources/secret-files';
 import { Source } from '../sources/sources';
 
@@ -12,8 +12,12 @@ import { Source } from '../sources/sources';
 export const SNAPSHOT_FORMAT_VERSION = 3;
 /** Manifests of this version are read as well (their segments are of format 1). */
 export const OLDEST_READ_SNAPSHOT_FORMAT = 2;
-/** documents.json of a format-1 segment is `{formatVersion: 1, documents}`. */
-export const SEGMENT_FORMAT_VERSION = 1;
+/**
+ * documents.json of a format-1 segment is `{formatVersion, documents}`: 1, or 2 when its blocks and
+ * sections carry the locations of the rendered formats (`paragraphs`, `chapter`, `slide`), as DocQA
+ * wrote them before format-2 segments. Both are read; neither is written any more.
+ */
+export const SEGMENT_FORMAT_VERSION = 2;
 /** documents.jsonl of a format-2 segment starts with a `{formatVersion: 2}` line. */
 export const SEGMENT_FORMAT_VERSION_2 = 2;
 
@@ -41,6 +45,8 @@ export const ManifestDocument = z.object({
   tokens: z.number().int(),
   /** Taken over from the parent snapshot without parsing. */
   reused: z.boolean(),
+  /** Pages indexed without their text (a partial document), kept when the document is reused; absent when none. */
+  unread_pages: z.array(UnreadPage).optional(),
   segment: z.string(),
 });
 export type ManifestDocument = z.infer<typeof ManifestDocument>;
@@ -72,6 +78,10 @@ export const SnapshotManifest = z.object({
   /** Entries of the sources not read on purpose (secret-looking, outside the source, .gitignored); absent in snapshots built before it was recorded. */
   skipped: z.array(SkippedEntry).default([]),
   chunking: ChunkingParams,
+  /** How documents were cut into sections and blocks (parse-version.ts); absent in snapshots built before it was recorded: 1. */
+  parse_version: z.number().int().min(1).default(1),
+  /** Why this build parsed every document again instead of taking over its parent's parse results (null: it did not have to). */
+  reparse_reason: z.string().nullable().default(null),
   tokenizer: z.string(),
   keyword_tokenizer: z.string(),
   embedding: ManifestEmbedding,
@@ -91,7 +101,7 @@ export const SnapshotManifest = z.object({
 });
 export type SnapshotManifest = z.infer<typeof SnapshotManifest>;
 
-export const DocumentsPayload = z.object({ formatVersion: z.literal(SEGMENT_FORMAT_VERSION), documents: z.array(Document) });
+export const DocumentsPayload = z.object({ formatVersion: z.union([z.literal(1), z.literal(SEGMENT_FORMAT_VERSION)]), documents: z.array(Document) });
 
 /** A line of a format-2 segment's documents.jsonl: a document without its blocks (in blocks.pack and text.bin), which are counted. */
 export const StoredDocument = Document.omit({ blocks: true }).extend({ blocks: z.number().int().min(0) });

@@ -177,6 +177,11 @@ function defaultResult(method: ChatMethod): unknown {
     open_link: { opened: true },
     open_trace: { opened: true },
     test_connection: { ok: true, message: 'chat: ok' },
+    scope_targets: { snapshot_id: null, sources: [], documents: [] },
+    starting_questions: { snapshot_id: null, questions: [] },
+    copy_markdown: { copied: true },
+    save_note: { saved: false, message: 'not scripted' },
+    run_command: {},
   };
   const v = empty[method];
   if (v === null) return { error: { code: 'not_scripted', message: `the test did not script ${method}` } };

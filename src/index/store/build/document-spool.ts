@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import { FileAppender } from '../../../common/file-appender';
 import { StoreError, errorMessage } from '../../../common/errors';
-import type { Document } from '../../model';
+import type { Document, UnreadPage } from '../../model';
 
 /**
  * A parsed document set aside on disk until its batch is written: what a build keeps of it in memory
@@ -15,6 +15,8 @@ export interface SpooledDocument {
   source_label: string;
   blocks: number;
   tokens: number;
+  /** Pages it was indexed without (a partial document), as the document says. */
+  unread_pages?: UnreadPage[];
   /** Where its JSON line is in the spool file. */
   at: number;
   length: number;
@@ -68,6 +70,7 @@ export class DocumentSpool {
       source_label: doc.source_label,
       blocks: doc.blocks.length,
       tokens: doc.blocks.reduce((n, b) => n + b.token_count, 0),
+      ...(doc.unread_pages ? { unread_pages: doc.unread_pages } : {}),
       at,
       length: this.out.length - at,
     };

@@ -8,6 +8,7 @@ import { StoreError } from '../../../common/errors';
 import { type EmbeddingConfig, endpointFamily } from '../../embed/embedding-client';
 import type { ReusedFile } from '../../ingest/ingest-sources';
 import type { Block, Document, IngestOptions } from '../../model';
+import { reparseReason } from '../../blocks/parse-version';
 import { KEYWORD_TOKENIZER_NAME } from '../../search/keyword-tokenizer';
 import { planMerges } from '../segment-plan';
 import { type RowRun, readSegmentDocuments, scatterSegmentVectors, segmentDir } from '../segment-store';
@@ -23,7 +24,7 @@ import type { ManifestDocument, ManifestSegment, SnapshotManifest, StoredDocumen
 export type ReuseLevel = 'segments' | 'parse' | 'none';
 
 export function reuseLevel(parent: SnapshotManifest | null, opts: { ingest: IngestOptions; embedding: EmbeddingConfig }): ReuseLevel {
-  if (!parent || parent.tokenizer !== TOKENIZER_NAME || JSON.stringify(parent.chunking) !== JSON.stringify(opts.ingest.chunking)) return 'none';
+  if (!parent || reparseReason(parent.parse_version) !== null || parent.tokenizer !== TOKENIZER_NAME || JSON.stringify(parent.chunking) !== JSON.stringify(opts.ingest.chunking)) return 'none';
   if (parent.keyword_tokenizer !== KEYWORD_TOKENIZER_NAME) return 'parse';
   const e = parent.embedding;
   const c = opts.embedding;

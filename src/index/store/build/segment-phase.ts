@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Slicer } from '../../../common/slicer';
 import type { ReusedFile } from '../../ingest/ingest-sources';
-import type { Document } from '../../model';
+import type { Document, UnreadPage } from '../../model';
 import { type Bm25Data, keywordFields } from '../../search/bm25-index';
 import { buildBm25OffThread } from '../../search/bm25-off-thread';
 import { SegmentWriter } from '../segment-writer';
@@ -31,6 +31,7 @@ export interface WrittenDocument {
   aliases: string[];
   blocks: number;
   tokens: number;
+  unread_pages?: UnreadPage[];
 }
 
 /** A document of the new segment: parsed in this build (spooled), or carried over from the parent. */
@@ -78,6 +79,7 @@ const summary = (d: Document): WrittenDocument => ({
   aliases: d.aliases,
   blocks: d.blocks.length,
   tokens: d.blocks.reduce((n, b) => n + b.token_count, 0),
+  ...(d.unread_pages ? { unread_pages: d.unread_pages } : {}),
 });
 
 /** Cuts items (doc_id order) into batches of about `size` blocks, whole documents each. */

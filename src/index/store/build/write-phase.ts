@@ -71,6 +71,7 @@ export function manifestEntries(
       tokens: d.tokens,
       reused: reusedFile !== undefined,
       segment: newSegment,
+      ...(d.unread_pages ? { unread_pages: d.unread_pages } : {}),
     });
   }
   return entries.sort(byDocId);

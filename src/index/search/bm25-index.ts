@@ -1,21 +1,14 @@
-import { isCjkTerm, keywordTokens, queryTerms } from './keyword-tokenizer';
+import { keywordTokens, queryTerms } from './keyword-tokenizer';
+import { BM25_K1, type Norms, type PreparedNorms, normSteps } from './bm25-norms';
+import { balanceMixed, idfOf } from './mixed-query';
 import type { Document } from '../model';
 import { PREAMBLE_TITLE } from '../blocks/parsed-document';
 import type { TermTable } from './term-table';
 import type { KeywordHits, KeywordSide } from './search-sides';
 import { type TopKIndex, keywordTopK } from './bm25-topk';
 
-/** Okapi BM25 parameters: the textbook values (both fields use the same b). */
-export const BM25_K1 = 1.2;
-export const BM25_B = 0.75;
-/**
- * How much a term in a block's headings (document title and section path) counts against the same term
- * in its text, in BM25F's combined term frequency. Measured on the notes set (bench/notes, section
- * recall@1, 67 questions): 1 → 0.91, 2-3 → 0.94, 4 → 0.97, 5 → 0.955; 3, inside the plateau rather than
- * at its two-question peak. CMRC 2018 and SQuAD with their article titles as headings stay at or above
- * text-only recall (0.999, 0.922-0.923 against 0.999, 0.911).
- */
-export const HEADING_WEIGHT = 3;
+/** The BM25F parameters (chosen and measured where they are set). */
+export { BM25_B, BM25_K1, HEADING_WEIGHT } from './bm25-norms';
 
 /**
  * An inverted index over blocks (0..n-1 in global block order), stored as flat typed arrays so it loads
@@ -203,12 +196,8 @@ function finish(s: Building): Bm25Data {
   return { terms: order.map((id) => terms[id]!), offsets, blocks, tfs, headTfs, docLengths: s.docLengths.subarray(0, s.blocks), headLengths: s.headLengths.subarray(0, s.blocks) };
 }
 
-/** One term's postings in one part: block numbers (ascending) and the two field frequencies. */
-export interface PostingList {
-  blocks: Uint32Array;
-  tfs: Uint16Array;
-  headTfs: Uint16Array;
-}
+import type { PostingList } from './search-sides';
+export type { PostingList } from './search-sides';
 
 /**
  * An index as the search reads it: the terms and field lengths at hand, a term's postings on request
@@ -262,44 +251,11 @@ function termId(terms: TermTable, term: string): number | undefined {
   return undefined;
 }
 
-const idfOf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
-
-/**
- * A mixed query (`volatile 关键字的作用`): its rare words of other scripts weigh, together, as much as its
- * CJK part. A query names its topic in the Latin term and fills in with Chinese; scored term by term, the
- * filler's five pairs (关键, 键字, 字的, 的作, 作用), each fairly common, outvoted the one rare word and
- * ranked sections that merely say 关键字的作用 first. A word counts as rare when its idf is above the
- * CJK terms' (weighted) mean; a common one (TCP in network notes) keeps its weight. Weights are
- * raised, never lowered: a query that is all one script scores as before.
- */
-export function balanceMixed<T extends { term: string; weight: number; idf: number }>(terms: T[]): T[] {
-  let cjkMass = 0;
-  let cjkWeight = 0;
-  for (const t of terms) {
-    if (!isCjkTerm(t.term) || t.idf <= 0) continue;
-    cjkMass += t.weight * t.idf;
-    cjkWeight += t.weight;
-  }
-  if (cjkWeight === 0) return terms;
-  const mean = cjkMass / cjkWeight;
-  const rare = terms.filter((t) => !isCjkTerm(t.term) && t.idf > mean);
-  const rareMass = rare.reduce((m, t) => m + t.weight * t.idf, 0);
-  if (rareMass === 0 || rareMass >= cjkMass) return terms;
-  const scale = cjkMass / rareMass;
-  return terms.map((t) => (rare.includes(t) ? { ...t, weight: t.weight * scale } : t));
-}
-
 /** A query term in every part: its id there, its live document frequency, postings already read. */
 interface Lookup {
   ids: Array<number | undefined>;
   df: number;
   lists: Array<PostingList | undefined>;
-}
-
-/** Per block of a part: 1 / its text's length normalisation, and HEADING_WEIGHT / its headings'. */
-interface Norms {
-  text: Float64Array;
-  head: Float64Array;
 }
 
 /**
@@ -320,34 +276,33 @@ export class Bm25Index implements KeywordSide {
   private readonly allLive: readonly boolean[];
 
   constructor(data: Bm25Data);
-  constructor(parts: readonly Bm25Part[], size: number);
-  constructor(data: Bm25Data | readonly Bm25Part[], size?: number) {
+  constructor(parts: readonly Bm25Part[], size: number, prepared?: PreparedNorms);
+  constructor(data: Bm25Data | readonly Bm25Part[], size?: number, prepared?: PreparedNorms) {
     this.parts = Array.isArray(data) ? data : [{ data: inMemoryKeyword(data as Bm25Data), toGlobal: null }];
     this.size = size ?? (data as Bm25Data).docLengths.length;
-    let text = 0;
-    let head = 0;
-    for (const { data: d, toGlobal } of this.parts) {
-      for (let b = 0; b < d.docLengths.length; b++) {
-        if (toGlobal && toGlobal[b]! < 0) continue;
-        text += d.docLengths[b]!;
-        head += d.headLengths[b]!;
-      }
+    if (!prepared) {
+      const steps = normSteps(this.parts, this.size);
+      let r = steps.next();
+      while (!r.done) r = steps.next();
+      prepared = r.value;
     }
-    const avgText = this.size ? text / this.size : 0;
-    const avgHead = this.size ? head / this.size : 0;
-    // A part whose blocks are all live (renumbered, none replaced) counts a term's df without reading
-    // its postings: a common word's are megabytes at a million blocks.
-    this.allLive = this.parts.map(({ toGlobal }) => !toGlobal || toGlobal.every((g) => g >= 0));
-    // Worked out once per block, not once per posting: the inner loop is two multiplications.
-    this.norms = this.parts.map(({ data: d }) => {
-      const n = d.docLengths.length;
-      const norms: Norms = { text: new Float64Array(n), head: new Float64Array(n) };
-      for (let b = 0; b < n; b++) {
-        norms.text[b] = 1 / (1 - BM25_B + (BM25_B * d.docLengths[b]!) / avgText);
-        norms.head[b] = avgHead > 0 ? HEADING_WEIGHT / (1 - BM25_B + (BM25_B * d.headLengths[b]!) / avgHead) : 0;
-      }
-      return norms;
-    });
+    this.norms = prepared.norms;
+    this.allLive = prepared.allLive;
+  }
+
+  /**
+   * The same index, its per-block norms worked out in slices (`tick` between them): a million blocks'
+   * norms are three passes over a million numbers, one step too long for an extension host that must
+   * answer while a snapshot loads.
+   */
+  static async load(parts: readonly Bm25Part[], size: number, tick: () => Promise<void>): Promise<Bm25Index> {
+    const steps = normSteps(parts, size);
+    let r = steps.next();
+    while (!r.done) {
+      await tick();
+      r = steps.next();
+    }
+    return new Bm25Index(parts, size, r.value);
   }
 
   /** The top `k` blocks by score (score > 0; ties to the lower block), and any block's score. */

@@ -1,5 +1,4 @@
-import type { PostingList } from './bm25-index';
-import type { KeywordHits, RankedBlock } from './search-sides';
+import type { KeywordHits, PostingList, RankedBlock } from './search-sides';
 
 /**
  * The top k of a BM25F query without scoring every block of every term (issue 37: at a million blocks a

@@ -238,11 +238,11 @@ export async function loadSnapshot(dir: DataDir, id: string): Promise<LoadedSnap
     if (map) for (let k = 0; k < end - start; k++) map[l.localStart + k] = start + k;
   });
   await slicer.tick();
-  const bm25 = new Bm25Index(
+  const bm25 = await Bm25Index.load(
     segments.map((seg, si) => ({ data: seg.keyword, toGlobal: toGlobal[si]! })),
     total,
+    () => slicer.tick(),
   );
-  await slicer.tick();
   let vectors: QuantizedVectors | null = null;
   if (manifest.embedding.provider !== 'none') {
     const dims = manifest.embedding.dimensions;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Slicer } from '../../../common/slicer';
 import type { ReusedFile } from '../../ingest/ingest-sources';
-import type { Document, UnreadPage } from '../../model';
+import type { Document } from '../../model';
 import { type Bm25Data, keywordFields } from '../../search/bm25-index';
 import { buildBm25OffThread } from '../../search/bm25-off-thread';
 import { SegmentWriter } from '../segment-writer';
@@ -10,7 +10,7 @@ import type { StagedFolder } from '../staged-folder';
 import type { DocumentSpool, SpooledDocument } from './document-spool';
 import type { EmbedSession, EmbedTotals } from './embed-phase';
 import type { CarrySource } from './reuse-phase';
-import { assembleMatrix, byDocId } from './write-phase';
+import { type WrittenDocument, assembleMatrix, byDocId } from './write-phase';
 
 /**
  * Blocks per batch of the new segment: what a build holds at once (their documents, vectors, keyword
@@ -19,20 +19,6 @@ import { assembleMatrix, byDocId } from './write-phase';
  * 4k blocks' work.
  */
 export const BATCH_BLOCKS = 4096;
-
-/** What the manifest records of a document written into the new segment. */
-export interface WrittenDocument {
-  doc_id: string;
-  path: string;
-  title: string;
-  content_hash: string;
-  byte_size: number;
-  source_label: string;
-  aliases: string[];
-  blocks: number;
-  tokens: number;
-  unread_pages?: UnreadPage[];
-}
 
 /** A document of the new segment: parsed in this build (spooled), or carried over from the parent. */
 type Item = { doc_id: string; blocks: number } & ({ fresh: SpooledDocument } | { carried: ReusedFile<ManifestDocument> });

@@ -1,12 +1,25 @@
 import path from 'node:path';
 import { StoreError, errorMessage } from '../../../common/errors';
 import type { ReusedFile } from '../../ingest/ingest-sources';
-import type { Document, FailedDocument } from '../../model';
+import type { Document, FailedDocument, UnreadPage } from '../../model';
 import { normalizeRows } from '../../search/vector-index';
 import type { ManifestDocument, ManifestSegment, SnapshotManifest, SnapshotState } from '../snapshot-manifest';
 import { FILES } from '../snapshot-store';
 import type { StagedFolder } from '../staged-folder';
-import type { WrittenDocument } from './segment-phase';
+
+/** What the manifest records of a document written into the new segment. */
+export interface WrittenDocument {
+  doc_id: string;
+  path: string;
+  title: string;
+  content_hash: string;
+  byte_size: number;
+  source_label: string;
+  aliases: string[];
+  blocks: number;
+  tokens: number;
+  unread_pages?: UnreadPage[];
+}
 
 export const byDocId = <T extends { doc_id: string }>(a: T, b: T) => (a.doc_id < b.doc_id ? -1 : a.doc_id > b.doc_id ? 1 : 0);
 

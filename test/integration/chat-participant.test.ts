@@ -9,7 +9,7 @@ import { ChatClient, ChatConfig } from '../../src/harness/model-client';
 import { type LmPort, LmRefusal, hostModelOf } from '../../src/vscode/lm-chat-model';
 import { OPEN_CITATION, OPEN_TRACE, type ParticipantStream, answerInChat } from '../../src/vscode/participant-handler';
 import { eventually } from '../e2e/lib/wait';
-import { FakeOpenAIServer } from '../fakes/openai-server';
+import { FakeOpenAIServer, observationsOf } from '../fakes/openai-server';
 import { fixture, tempDir } from '../helpers';
 
 /** A ChatResponseStream that records what @docqa writes, in order. */
@@ -103,6 +103,29 @@ describe('@docqa: the participant handler over the real application layer and th
     const trace = rec.parts.find((p) => p.kind === 'button' && p.command === OPEN_TRACE)!;
     assert.deepEqual(trace.args, [meta.run_id]);
     assert.match(meta.answer!, /It controls what enters the cell/);
+  });
+
+  it('a PDF page citation is a button that opens the page; scan_term coverage is the completeness statement; a partial knowledge base is said in words', async () => {
+    const notes = tempDir('docqa-participant-pdf-');
+    fs.copyFileSync(fixture('pdf', 'cell-lecture.pdf'), path.join(notes, 'lecture.pdf'));
+    fs.copyFileSync(fixture('bad', 'broken.pdf'), path.join(notes, 'broken.pdf'));
+    const app = new DocQaApp({ dataDir: path.join(tempDir('docqa-participant-'), 'data'), settings: AppSettings.parse({ chat: { base_url: server.baseURL, idle_timeout_ms: 2000, total_timeout_ms: 10_000 } }), keys: fixedKeys('sk-test', undefined), appVersion: 'test' });
+    await app.addSources([notes]);
+    await (await app.startBuild({ confirmEgress: async () => true })).done;
+    const readHitDocument = (body: Record<string, unknown>) => `Thought: read.\nAction: list_blocks[${JSON.stringify({ input: { doc_id: observationsOf(body).at(-1)!.payload!.hits![0]!.ref.split('#')[0] }, previous_observation: { tool_call_id: 'call-1', information_gain: 'GAINED' } })}]`;
+    server.scriptChat('Thought: scan.\nAction: scan_term[{"input": {"term": "cell"}}]', readHitDocument, 'Thought: done.\nAction: Finish[Cells are the unit of life【来源:{{ref:1}}】.]');
+    const rec = recordingStream();
+    const meta = await answerInChat(app, { ...base, prompt: 'What is a cell?' }, rec.stream, new AbortController().signal);
+    assert.deepEqual(server.scriptErrors, []);
+    assert.equal(meta.status, 'SUCCESS', rec.markdown());
+    const page = rec.parts.find((p) => p.kind === 'button' && p.command === OPEN_CITATION);
+    assert.ok(page, JSON.stringify(rec.parts.filter((p) => p.kind !== 'progress')));
+    assert.match(page.text, / · p\. \d+$/);
+    assert.match((page.args![0] as { ref: string }).ref, /^[^#]+#[^#]+$/);
+    assert.equal(rec.parts.filter((p) => p.kind === 'lines').length, 0, 'a PDF block is no line reference');
+    const words = rec.markdown();
+    assert.match(words, /Scope covered: 1 of 1 documents scanned for “cell”; all 4 blocks of “Lecture 3: The Cell Membrane”/);
+    assert.match(words, /1 document could not be indexed: .*broken.*; this answer is based on the other 1\./);
   });
 
   it('a follow-up carries the chat history as the conversation section, counted in the run and its trace; /trace opens the last trace', async () => {

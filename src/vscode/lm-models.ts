@@ -67,7 +67,7 @@ export class VsCodeModels {
   /** The panel's model: a VS Code model when the setting says so, else null (DocQA's endpoint). */
   async hostModel(): Promise<HostChatModel | null> {
     if (this.provider().value !== 'vscode') return null;
-    return hostModelOf(lmPort(await this.picked(), t('DocQA answers your question from your documents with this model.')));
+    return hostModelOf(lmPort(await this.picked(), t('DocQA answers your questions from your documents with this model.')));
   }
 
   /** @docqa's model: the one picked in the chat, unless the setting says otherwise. */
@@ -75,7 +75,7 @@ export class VsCodeModels {
     const p = this.provider();
     if (p.set && p.value === 'endpoint') return null;
     if (p.set && this.context.globalState.get<string>(PICKED_MODEL)) return this.hostModel();
-    if (chatModel) return hostModelOf(lmPort(chatModel, t('DocQA answers your question from your documents with this model.')));
+    if (chatModel) return hostModelOf(lmPort(chatModel, t('DocQA answers your questions from your documents with this model.')));
     return p.value === 'vscode' ? this.hostModel() : null;
   }
 

@@ -24,7 +24,7 @@ import { answerOnScreen, chatWebview } from './lib/first-hour';
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { launchBrowser, notification, openWorkbench, runCommand, selectionStatus } from './lib/workbench';
+import { expectedSelection, launchBrowser, notification, openWorkbench, runCommand, selectionStatus, useDarkTheme } from './lib/workbench';
 
 const DOC_IMAGES = path.join(ROOT, 'docs', 'images');
 const QUESTION = 'What does the cell membrane do?';
@@ -50,11 +50,6 @@ async function openDocQa(page: Page): Promise<void> {
   await page.locator('.part.sidebar .composite.title', { hasText: 'DocQA' }).waitFor();
 }
 
-/** The selection the status bar shows once lines start..end are selected whole. */
-function expectedSelection(text: string, start: number, end: number): string {
-  const lines = text.split('\n');
-  return `Ln ${end}, Col ${lines[end - 1]!.length + 1} (${lines.slice(start - 1, end).join('\n').length} selected)`;
-}
 
 /** The last response in VS Code's Chat view. */
 const lastResponse = (page: Page) => page.locator('.interactive-session .interactive-item-container.interactive-response').last();
@@ -183,11 +178,7 @@ describe('DocQA in VS Code’s own chat (code-server)', () => {
       });
 
       await journey.step('dark theme: @docqa answering', async () => {
-        await runCommand(page, 'Preferences: Color Theme', { asks: true });
-        await page.locator('.quick-input-widget input').fill('Dark Modern');
-        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark Modern' }).first().click();
-        await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
-        await eventually('the dark theme', async () => /\bvs-dark\b/.test((await page.locator('.monaco-workbench').getAttribute('class')) ?? ''), 15_000, 200);
+        await useDarkTheme(page);
         await page.waitForTimeout(500);
         await page.screenshot({ path: path.join(journey.dir, 'docqa-chat-dark.png') });
         if (process.env.DOCQA_DOC_IMAGES === '1') {

@@ -186,6 +186,17 @@ describe('DocQA in VS Code’s own chat (code-server)', () => {
           for (const name of ['docqa-chat-light.png', 'docqa-chat-dark.png']) fs.copyFileSync(path.join(journey.dir, name), path.join(DOC_IMAGES, name));
         }
       });
+      await journey.step('a follow-up in the same chat: the earlier @docqa turn is the conversation section of its prompts', async () => {
+        const before = fake.requests.length;
+        const responses = await page.locator('.interactive-session .interactive-item-container.interactive-response').count();
+        await page.locator('.interactive-input-part').last().locator('.interactive-input-editor').click();
+        await page.keyboard.type('Where is it?');
+        await page.keyboard.press('Enter');
+        await eventually('the follow-up answered', async () => (await page.locator('.interactive-session .interactive-item-container.interactive-response').count()) === responses + 1 && /Ledger:/.test(await lastResponse(page).innerText()), 90_000, 250);
+        const sent = fake.requests.slice(before).filter((r) => r.path.endsWith('/chat/completions')).map((r) => JSON.stringify(r.body));
+        assert.ok(sent.length > 0 && sent.every((b) => b.includes(QUESTION) && b.includes('Mitochondria are the powerhouse of the cell.')), 'every prompt of the follow-up holds the earlier question and its answer');
+      });
+
       passed = true;
     } finally {
       await endJourney(journey, { browser, server, profile, passed });

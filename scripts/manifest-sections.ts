@@ -6,6 +6,7 @@
 import { configurationContribution, isSettingNlsKey, restrictedConfigurations, settingNls } from '../src/app/settings-table/manifest';
 import { PARSERS } from '../src/index/parse/registry';
 import { formatMenuClauses } from '../src/vscode/format-patterns';
+import { languageModelTools } from '../src/vscode/lm-tool-text';
 
 type Json = Record<string, unknown>;
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
@@ -20,11 +21,13 @@ function object(parent: Json, key: string, where: string): Json {
   return v as Json;
 }
 
-/** package.json with its settings, Restricted Mode list and the format clauses of the Explorer's menu generated. */
+/** package.json with its settings, Restricted Mode list, the format clauses of the Explorer's menu and the language model tools generated. */
 export function generatePackageJson(text: string): string {
   const pkg = JSON.parse(text) as Json;
   const contributes = object(pkg, 'contributes', 'contributes');
   contributes.configuration = configurationContribution();
+  // DocQA's five tools for VS Code's agent mode: names, descriptions and input schemas from the tool values.
+  contributes.languageModelTools = languageModelTools();
   const untrusted = object(object(pkg, 'capabilities', 'capabilities'), 'untrustedWorkspaces', 'capabilities.untrustedWorkspaces');
   untrusted.restrictedConfigurations = restrictedConfigurations();
   const explorer = object(contributes, 'menus', 'contributes.menus')['explorer/context'];

@@ -11,6 +11,7 @@ import { questionLanguage } from '../harness/question-language';
 import type { SnapshotLru } from '../index/store/snapshot-lru';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
 import { TraceMode } from '../trace/trace-model';
+import type { HostChatModel } from './host-model';
 import { ChatClient } from '../harness/model-client';
 import { type RunChat, runChat } from './local-models/local-chat';
 import { queryEmbedding } from './query-embedding';
@@ -62,6 +63,8 @@ export interface AskContext {
   questionLimitName: string;
   /** A chat model other than the configured endpoint (tests). */
   model?: ChatModel;
+  /** A model the host lends for this question (VS Code's language models): no DocQA chat key is needed. */
+  hostModel?: HostChatModel | null;
 }
 
 /** What every traced run of this application takes from its settings and host (a question or an evaluation case). */
@@ -84,7 +87,7 @@ export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortS
   const { settings, words } = ctx;
   checkQuestion(req.question, settings.run.max_question_chars, ctx.questionLimitName);
   const [chatKey, embeddingKey] = await Promise.all([ctx.keys.chat(), ctx.keys.embedding()]);
-  if (!ctx.model && !chatKey && !isLoopback(settings.chat.base_url)) {
+  if (!ctx.model && !ctx.hostModel && !chatKey && !isLoopback(settings.chat.base_url)) {
     throw new UsageError(`no chat API key: set ${words.settings.chat.key} to your key for ${settings.chat.base_url} (model ${settings.chat.model}); nothing was sent`);
   }
   const lang = req.lang ?? questionLanguage(req.question);
@@ -100,7 +103,8 @@ export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortS
       ...runBase(ctx),
       question: req.question,
       conversation: req.conversation,
-      settings: withBudgets(settings, chat.budgets),
+      settings: withBudgets(ctx.hostModel ? withHostChat(settings, ctx.hostModel) : settings, chat.budgets),
+      chatProvider: ctx.hostModel?.provider,
       contextWindow: chat.window,
       snapshot: handle.snapshot,
       embedQuery,
@@ -131,6 +135,7 @@ export async function ask(ctx: AskContext, req: AskRequest, o: { signal?: AbortS
 export async function chatFor(ctx: AskContext, chatKey: string | undefined, o: { signal?: AbortSignal; onEvent?: (e: AskEvent) => void }): Promise<RunChat> {
   const budgets = ctx.settings.run.budgets;
   if (ctx.model) return { model: ctx.model, budgets, window: null, local: null };
+  if (ctx.hostModel) return { model: ctx.hostModel.model, budgets: hostBudgets(budgets, ctx.hostModel.maxInputTokens), window: null, local: null };
   try {
     return await runChat(ctx.settings.chat, budgets, chatKey ?? '', { signal: o.signal, pickHint: ctx.words.pickModelCommand, onLoading: (e) => o.onEvent?.({ type: 'model_loading', ...e }) });
   } catch (err) {
@@ -138,4 +143,15 @@ export async function chatFor(ctx: AskContext, chatKey: string | undefined, o: {
     if (o.signal?.aborted) return { model: new ChatClient(ctx.settings.chat, chatKey ?? ''), budgets, window: null, local: null };
     throw err;
   }
+}
+
+/** The settings as a host model's run records them: its name as the chat model, no endpoint URL. */
+function withHostChat(settings: AppSettings, m: HostChatModel): AppSettings {
+  return { ...settings, chat: { ...settings.chat, base_url: m.provider, model: m.name } };
+}
+
+/** A host model's input limit caps the context budget (the final answer's reserve at most a quarter of it). */
+export function hostBudgets(configured: AppSettings['run']['budgets'], maxInput: number | null): AppSettings['run']['budgets'] {
+  if (!maxInput || maxInput >= configured.max_context_tokens) return configured;
+  return { ...configured, max_context_tokens: maxInput, finalization_reserve_tokens: Math.min(configured.finalization_reserve_tokens, Math.floor(maxInput / 4)) };
 }

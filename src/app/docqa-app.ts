@@ -39,6 +39,7 @@ import { listBackups } from './upgrade/data-backup';
 import { type OpenOutcome, openDataDir } from './upgrade/open-data-dir';
 import { envNameOf } from './settings-table/names';
 import { restoreBackup } from './upgrade/restore-backup';
+import type { HostChatModel, HostModelSource } from './host-model';
 
 export interface AppOptions {
   /** The data directory (created on first write). */
@@ -57,6 +58,15 @@ export interface AppOptions {
   model?: ChatModel;
   /** An ingestion pool instead of the default workers (tests). */
   pool?: IngestPool;
+  /** The host's own chat model when its settings choose one (VS Code's language models), asked per question. */
+  hostModel?: HostModelSource;
+}
+
+/** Per question: cancellation, the events, and a host model for this question only (@docqa's dropdown). */
+export interface AskCall<E> {
+  signal?: AbortSignal;
+  onEvent?: (e: E) => void;
+  hostModel?: HostChatModel;
 }
 
 /**
@@ -198,9 +208,15 @@ export class DocQaApp {
     return this.opened(() => deleteSnapshot(this.dir, id));
   }
 
+  /** The context of one question: the model the call names, else the host's (when its settings choose one). */
+  private async questionContext(o: AskCall<never>) {
+    const hostModel = o.hostModel ?? (this.o.hostModel ? await this.o.hostModel(o.signal) : null);
+    return { ...this.askContext(), hostModel };
+  }
+
   // Questions
-  ask(req: AskRequest, o: { signal?: AbortSignal; onEvent?: (e: AskEvent) => void } = {}): Promise<AskOutcome> {
-    return this.opened(() => ask(this.askContext(), req, o));
+  ask(req: AskRequest, o: AskCall<AskEvent> = {}): Promise<AskOutcome> {
+    return this.opened(async () => ask(await this.questionContext(o), req, o));
   }
 
   /** The chat history of one workspace (a key from workspaceKey of the host's folders). */
@@ -218,8 +234,8 @@ export class DocQaApp {
    * the run (the first event, `conversation_turn`, carries its ids), asked with the earlier turns'
    * questions and answers as context, and finished in the history with its result or error.
    */
-  askInConversation(req: ConversationAskRequest, o: { signal?: AbortSignal; onEvent?: (e: ConversationAskEvent) => void } = {}): Promise<ConversationAskOutcome> {
-    return this.opened(() => askInConversation(this.askContext(), this.conversations(req.workspace), req, o));
+  askInConversation(req: ConversationAskRequest, o: AskCall<ConversationAskEvent> = {}): Promise<ConversationAskOutcome> {
+    return this.opened(async () => askInConversation(await this.questionContext(o), this.conversations(req.workspace), req, o));
   }
 
   /** A cited block for a chip: from the answer's snapshot while it exists, else the active one (the reply says which). */
@@ -230,6 +246,12 @@ export class DocQaApp {
   /** What the chat's `@` offers: the active snapshot's sources and documents (empty lists when none is active). */
   scopeTargets(): Promise<ScopeTargets> {
     return this.withActive<ScopeTargets>((s) => scopeTargets(s), { snapshot_id: null, sources: [], documents: [] });
+  }
+
+  /** The active snapshot's doc_ids of these files (the chat's `#` attachments), in snapshot order. */
+  documentsAt(paths: readonly string[]): Promise<string[]> {
+    const wanted = new Set(paths);
+    return this.withActive<string[]>((s) => s.documents.filter((d) => wanted.has(d.path)).map((d) => d.doc_id), []);
   }
 
   /** A few questions drawn from the active snapshot's documents and sections, in `lang`; the same for the same snapshot. */

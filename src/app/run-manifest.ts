@@ -24,6 +24,8 @@ export interface ManifestInput {
   settings: Pick<AppSettings, 'chat' | 'run'>;
   /** A chat model served locally: the window behind the context budget. */
   contextWindow?: ContextWindow | null;
+  /** Who served the chat model when it is not DocQA's endpoint (a VS Code language model: "vscode-lm"). */
+  chatProvider?: string;
 }
 
 /** The conversation template's hash, and its lender when an older bundle borrowed the baseline's. */
@@ -41,7 +43,7 @@ export function buildRunManifest(i: ManifestInput): RunManifest {
     loop_protocol_version: LOOP_PROTOCOL_VERSION,
     tool_contract_version: TOOL_CONTRACT_VERSION,
     tools: [...i.tools],
-    chat: { base_url: chat.base_url, model: chat.model, thinking: chat.thinking, temperature: chat.temperature, max_output_tokens: chat.max_output_tokens },
+    chat: { ...(i.chatProvider ? { provider: i.chatProvider } : {}), base_url: chat.base_url, model: chat.model, thinking: chat.thinking, temperature: chat.temperature, max_output_tokens: chat.max_output_tokens },
     embedding: e.provider === 'none' ? { provider: 'none', model: null, dimensions: null } : { provider: e.provider, model: e.model, dimensions: e.dimensions },
     snapshot: { id: i.snapshot.id, completeness: i.snapshot.state === 'ready_partial' ? 'partial' : 'complete', failed_documents: i.snapshot.failed_documents.length },
     budgets: { ...run.budgets },

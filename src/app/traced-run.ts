@@ -28,6 +28,8 @@ export interface TracedRunOptions {
   bundle: PromptBundle;
   /** A chat model served locally: the window `settings.run.budgets.max_context_tokens` was derived from. */
   contextWindow?: ContextWindow | null;
+  /** Who served the chat model when it is not DocQA's endpoint ("vscode-lm"): the manifest says so. */
+  chatProvider?: string;
   /** A follow-up's earlier turns (question and released answer), oldest first; none for a first question. */
   conversation?: readonly EarlierTurn[];
   /** The answer's language (default: the bundle's). */
@@ -78,7 +80,7 @@ export async function runTraced(o: TracedRunOptions): Promise<TracedRun> {
   const tools = o.tools ?? TOOLS.map((t) => t.name);
   const { run } = o.settings;
   const mode = o.mode ?? o.settings.trace.mode;
-  const manifest = buildRunManifest({ appVersion: o.appVersion, bundle: o.bundle, tools, snapshot: o.snapshot.manifest, settings: o.settings, contextWindow: o.contextWindow });
+  const manifest = buildRunManifest({ appVersion: o.appVersion, bundle: o.bundle, tools, snapshot: o.snapshot.manifest, settings: o.settings, contextWindow: o.contextWindow, chatProvider: o.chatProvider });
   const conversation = conversationContext(o.bundle.conversation, o.conversation ?? [], run.max_conversation_tokens);
   const use: ConversationUse = { turns: conversation.turns, dropped: conversation.dropped, tokens: conversation.tokens };
   const writer = new TraceWriter(run_id, o.dir.traceDir(run_id), o.redactor, o.writer);

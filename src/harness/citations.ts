@@ -9,7 +9,7 @@ import type { RemovedCitation } from './agent-result';
  * marker (`【来源:a#1, b#2】` or `;`/`、`-separated) are checked one by one; an ASCII or full-width colon
  * both count.
  */
-const MARKER = /【\s*来源\s*[:：]\s*([^】]*)】/g;
+export const MARKER = /【\s*来源\s*[:：]\s*([^】]*)】/g;
 
 export interface CitableRefs {
   /** Blocks whose full text the model saw. */

@@ -71,7 +71,7 @@ export const RunManifest = z.object({
   loop_protocol_version: z.string(),
   tool_contract_version: z.string(),
   tools: z.array(z.string()),
-  chat: z.object({ base_url: z.string(), model: z.string(), thinking: z.enum(['enabled', 'disabled']), temperature: z.number(), max_output_tokens: z.number() }),
+  chat: z.object({ /** Who served the model when it is not DocQA's endpoint ("vscode-lm"); absent: the OpenAI-compatible endpoint at base_url. */ provider: z.string().optional(), base_url: z.string(), model: z.string(), thinking: z.enum(['enabled', 'disabled']), temperature: z.number(), max_output_tokens: z.number() }),
   embedding: z.object({ provider: z.string(), model: z.string().nullable(), dimensions: z.number().nullable() }),
   snapshot: z.object({ id: z.string(), completeness: z.enum(['complete', 'partial']), failed_documents: z.number() }),
   budgets: z.object({ max_context_tokens: z.number(), max_request_tokens: z.number(), finalization_reserve_tokens: z.number(), max_tool_calls: z.number() }),

@@ -24,6 +24,9 @@ import { type StatusInput, statusView } from './status-model';
 import { TreeViews } from './tree-views';
 import { ANSWERED, KEYWORD_ONLY_CHOSEN, WALKTHROUGH_ID, walkthroughContext } from './walkthrough';
 import { EmbeddingChoice } from './embedding-choice';
+import { VsCodeModels } from './lm-models';
+import { SourceCommands } from './source-commands';
+import { registerChatIntegration } from './chat-integration';
 
 /** How the extension names its settings and commands in messages. */
 export const VSCODE_WORDS: HostWords = {
@@ -37,8 +40,6 @@ export const VSCODE_WORDS: HostWords = {
   addSourceCommand: '“DocQA: Add Folder to Sources”',
 };
 
-/** workspaceState: the person agreed to index this workspace while it is untrusted. */
-const INDEX_UNTRUSTED_KEY = 'docqa.indexUntrustedWorkspace';
 const t = (message: string, ...args: Array<string | number>) => vscode.l10n.t(message, ...args);
 
 /**
@@ -57,6 +58,8 @@ export class DocQaExtension implements vscode.Disposable {
   private readonly tabs: EditorTabs;
   private readonly scheduler: RebuildScheduler;
   private readonly embeddings: EmbeddingChoice;
+  private readonly models: VsCodeModels;
+  private readonly sources: SourceCommands;
   private sourceWatchers: vscode.Disposable[] = [];
   private watchedSources = '';
   /** The active snapshot as the status bar shows it, read on refresh (never on a build's progress events). */
@@ -73,7 +76,9 @@ export class DocQaExtension implements vscode.Disposable {
     this.status.name = 'DocQA';
     this.status.command = 'docqa.showLog';
     this.status.show();
-    this.app = new DocQaApp({ dataDir: context.globalStorageUri.fsPath, settings: readSettings(), keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: vscodeKeyOf('run.max_question_chars') });
+    this.models = new VsCodeModels(context);
+    const appOptions = { settings: readSettings(), keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: vscodeKeyOf('run.max_question_chars'), hostModel: () => this.models.hostModel() };
+    this.app = new DocQaApp({ dataDir: context.globalStorageUri.fsPath, ...appOptions });
     this.store.add(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration('docqa')) return;
@@ -83,7 +88,8 @@ export class DocQaExtension implements vscode.Disposable {
     );
     this.trees = this.store.add(new TreeViews(this.app, registry));
     this.embeddings = new EmbeddingChoice({ context, refresh: () => this.refresh(), rebuild: () => this.rebuild() });
-    this.tabs = new EditorTabs({ context, app: this.app, store: this.store, log: this.log, appOptions: { settings: this.app.settings, keys: secretKeys(context.secrets), logger: this.logger(), words: VSCODE_WORDS, appVersion, questionLimitName: vscodeKeyOf('run.max_question_chars') }, registry });
+    this.sources = new SourceCommands({ context, app: this.app, log: this.log, refresh: () => this.refresh(), rebuild: () => this.rebuild(), running: () => (this.buildRunning() ? this.build : null) });
+    this.tabs = new EditorTabs({ context, app: this.app, store: this.store, log: this.log, appOptions, registry });
     // Edits in the sources rebuild the index incrementally, once a burst of changes has settled.
     this.scheduler = this.store.add(new RebuildScheduler(() => this.backgroundBuild(), 2000));
     this.store.add({ dispose: () => this.sourceWatchers.forEach((w) => w.dispose()) });
@@ -95,12 +101,12 @@ export class DocQaExtension implements vscode.Disposable {
           log: this.logger(),
           building: () => this.buildRunning(),
           testConnection: () => this.connectionWords(),
-          setup: async () => ({ chat_ready: Boolean(await context.secrets.get(SECRET_IDS.chat)) || isLoopback(this.app.settings.chat.base_url), sources: (await this.app.listSources().catch(() => [])).length }),
+          setup: async () => ({ chat_ready: Boolean(await context.secrets.get(SECRET_IDS.chat)) || isLoopback(this.app.settings.chat.base_url) || this.models.provider().value === 'vscode', sources: (await this.app.listSources().catch(() => [])).length }),
           answered: () => {
             if (context.globalState.get<boolean>(ANSWERED)) return;
             void context.globalState.update(ANSWERED, true).then(() => this.refresh());
           },
-          addSource: (folder) => this.addSources([vscode.Uri.file(folder)], true),
+          addSource: (folder) => this.sources.add([vscode.Uri.file(folder)], true),
           isSource: async (folder) => (await this.app.listSources()).some((s) => s.path === folder),
         },
         () => new DisposableStore(),
@@ -136,7 +142,7 @@ export class DocQaExtension implements vscode.Disposable {
     // A recognised local chat server (Ollama, LM Studio) needs no key: the welcome moves on to the sources.
     const keyless = !chatKey && isLoopback(this.app.settings.chat.base_url) && (await findLocalServer(this.app.settings.chat.base_url).catch(() => null)) !== null;
     // The views' welcome and the walkthrough's steps follow what really happened.
-    const facts = { settings: this.app.settings, chatKey: Boolean(chatKey) || keyless, embeddingKey: Boolean(embeddingKey), keywordOnlyChosen: Boolean(this.context.globalState.get(KEYWORD_ONLY_CHOSEN)), sources: sources.length, snapshot: active !== null, answered: Boolean(this.context.globalState.get(ANSWERED)) };
+    const facts = { settings: this.app.settings, chatKey: Boolean(chatKey) || keyless || this.models.provider().value === 'vscode', embeddingKey: Boolean(embeddingKey), keywordOnlyChosen: Boolean(this.context.globalState.get(KEYWORD_ONLY_CHOSEN)), sources: sources.length, snapshot: active !== null, answered: Boolean(this.context.globalState.get(ANSWERED)) };
     for (const [key, value] of Object.entries(walkthroughContext(facts))) await vscode.commands.executeCommand('setContext', key, value);
   }
 
@@ -206,18 +212,13 @@ export class DocQaExtension implements vscode.Disposable {
     cmd('docqa.pickChatModel', () => pickModel(this.app, 'chat'));
     cmd('docqa.pickEmbeddingModel', () => pickModel(this.app, 'embedding'));
     cmd('docqa.openChatInEditor', () => this.chat.openInEditor());
-    cmd('docqa.addFolder', () => this.addSources(undefined, true));
-    // The explorer's "Add to DocQA Sources": the clicked item, or every selected one.
-    cmd('docqa.addToSources', (uri?: vscode.Uri, uris?: vscode.Uri[]) => (uris?.length || uri ? this.addSources(uris?.length ? uris : [uri!], true) : undefined));
-    cmd('docqa.addFiles', () => this.addSources(undefined, false));
-    cmd('docqa.addWorkspaceFolders', () => this.addSources((vscode.workspace.workspaceFolders ?? []).map((f) => f.uri), true));
+    this.sources.register(cmd);
     cmd('docqa.rebuildIndex', () => this.rebuild());
     cmd('docqa.pauseBuild', () => this.build?.pause());
     cmd('docqa.resumeBuild', () => this.build?.resume());
     cmd('docqa.cancelBuild', () => this.build?.cancel());
     cmd('docqa.showLog', () => this.log.show());
     cmd('docqa.refreshViews', () => this.refresh());
-    cmd('docqa.removeSource', (node?: { id?: string }) => this.removeSource(node));
     cmd('docqa.useKeywordOnly', () => this.embeddings.useKeywordOnly());
     cmd('docqa.activateSnapshot', (node?: { id?: string }) => this.snapshotAction(node, 'activate'));
     cmd('docqa.deleteSnapshot', (node?: { id?: string }) => this.snapshotAction(node, 'delete'));
@@ -229,17 +230,7 @@ export class DocQaExtension implements vscode.Disposable {
     this.tabs.register(cmd);
     cmd('docqa.openPdfPage', (args?: unknown) => openPdfPageCommand(this.context, args));
     cmd('docqa.openCitation', (args?: unknown) => openCitationCommand(this.context, this.app, this.logger(), args));
-  }
-
-  private async removeSource(node?: { id?: string }): Promise<void> {
-    const sources = await this.app.listSources();
-    const id = node?.id?.startsWith('source:') ? node.id.slice('source:'.length) : (await vscode.window.showQuickPick(sources.map((s) => ({ label: s.label, description: s.path, id: s.id })), { title: t('DocQA: remove which source?') }))?.id;
-    if (!id) return;
-    const removed = await this.app.removeSource(id);
-    this.log.info(`source removed: ${removed.path}`);
-    const pick = await vscode.window.showInformationMessage(t('DocQA: removed {0}. Its documents leave the index at the next build.', removed.label), t('Rebuild Index'));
-    await this.refresh();
-    if (pick) await this.rebuild();
+    for (const d of registerChatIntegration(this.registry, this.app, this.models)) this.store.add(d);
   }
 
   private async snapshotAction(node: { id?: string } | undefined, action: 'activate' | 'delete'): Promise<void> {
@@ -316,42 +307,6 @@ export class DocQaExtension implements vscode.Disposable {
         });
       }
     }
-  }
-
-  private async addSources(uris: readonly vscode.Uri[] | undefined, folders: boolean): Promise<void> {
-    const chosen = uris ?? (await vscode.window.showOpenDialog({ canSelectFiles: !folders, canSelectFolders: folders, canSelectMany: true, openLabel: t('Add to DocQA Sources') }));
-    if (!chosen?.length) return;
-    const paths = chosen.filter((u) => u.scheme === 'file').map((u) => u.fsPath);
-    if (!(await this.mayIndex(paths))) return;
-    const out = await this.app.addSources(paths);
-    const added = out.filter((o) => o.status === 'added').map((o) => o.source.label);
-    this.log.info(`sources added: ${added.join(', ') || '(none new)'}`);
-    await this.refresh();
-    if (!added.length) {
-      void vscode.window.showInformationMessage(t('DocQA: these sources were already added.'));
-      return;
-    }
-    // Adding a source means wanting it searchable: it is built now (the egress confirmation, when due, comes first).
-    void vscode.window.showInformationMessage(t('DocQA: added {0}; indexing it now.', added.join(', ')));
-    const running = this.build && (this.build.status.state === 'running' || this.build.status.state === 'paused') ? this.build : null;
-    if (running) await running.done.catch(() => undefined);
-    await this.rebuild();
-  }
-
-  /**
-   * Restricted Mode: nothing of an untrusted workspace is indexed unless the person says so, once per
-   * workspace (paths outside its folders are theirs to choose as always).
-   */
-  private async mayIndex(paths: readonly string[]): Promise<boolean> {
-    if (vscode.workspace.isTrusted || this.context.workspaceState.get<boolean>(INDEX_UNTRUSTED_KEY)) return true;
-    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
-    const inside = paths.some((p) => folders.some((f) => p === f || p.startsWith(f.endsWith(path.sep) ? f : f + path.sep)));
-    if (!inside) return true;
-    const index = t('Index Anyway');
-    const pick = await vscode.window.showWarningMessage(t('DocQA: this workspace is in Restricted Mode. Index its files anyway?'), { modal: true, detail: t('Their text is read and may be sent to your embedding service. Trusting the workspace also allows it.') }, index);
-    if (pick !== index) return false;
-    await this.context.workspaceState.update(INDEX_UNTRUSTED_KEY, true);
-    return true;
   }
 
   /** A build in the background: cancellable progress, pause and resume from the palette, the status bar kept current. */

@@ -11,6 +11,8 @@ export interface HostRegistry {
   tree<T>(viewId: string, provider: vscode.TreeDataProvider<T>): vscode.Disposable;
   webviewView(viewId: string, provider: vscode.WebviewViewProvider): vscode.Disposable;
   customEditor(viewType: string, provider: vscode.CustomReadonlyEditorProvider): vscode.Disposable;
+  chatParticipant(id: string, handler: vscode.ChatRequestHandler): vscode.Disposable;
+  languageModelTool(name: string, tool: vscode.LanguageModelTool<Record<string, unknown>>): vscode.Disposable;
 }
 
 /** Options of each custom editor: given when the stand-in is registered, before the core exists. */
@@ -22,6 +24,8 @@ export interface ManifestParts {
   commands: ReadonlyArray<{ command: string }>;
   views: Record<string, ReadonlyArray<{ id: string; type?: string }>>;
   customEditors?: ReadonlyArray<{ viewType: string }>;
+  chatParticipants?: ReadonlyArray<{ id: string }>;
+  languageModelTools?: ReadonlyArray<{ name: string }>;
 }
 
 type AnyFn = (...args: unknown[]) => unknown;
@@ -32,6 +36,8 @@ export class LazyRegistry implements HostRegistry {
   private readonly treeEvents = new Map<string, vscode.EventEmitter<unknown>>();
   private readonly webviews = new Map<string, vscode.WebviewViewProvider>();
   private readonly editors = new Map<string, vscode.CustomReadonlyEditorProvider>();
+  private readonly participants = new Map<string, vscode.ChatRequestHandler>();
+  private readonly tools = new Map<string, vscode.LanguageModelTool<Record<string, unknown>>>();
   private loading: Promise<void> | null = null;
 
   constructor(private readonly load: (registry: LazyRegistry) => Promise<void>) {}
@@ -86,7 +92,41 @@ export class LazyRegistry implements HostRegistry {
         ),
       );
     }
+    // @docqa and the tools are asked for by VS Code, not by a command: their stand-ins load the core too.
+    for (const { id } of manifest.chatParticipants ?? []) {
+      const p = vscode.chat.createChatParticipant(id, async (request, context, stream, token) => (await this.participantOf(id))(request, context, stream, token));
+      p.iconPath = new vscode.ThemeIcon('book');
+      out.push(p);
+    }
+    for (const { name } of manifest.languageModelTools ?? []) {
+      out.push(
+        vscode.lm.registerTool<Record<string, unknown>>(name, {
+          prepareInvocation: async (options, token) => (await this.toolOf(name)).prepareInvocation?.(options, token),
+          invoke: async (options, token) => (await this.toolOf(name)).invoke(options, token),
+        }),
+      );
+    }
     return out;
+  }
+
+  chatParticipant(id: string, handler: vscode.ChatRequestHandler): vscode.Disposable {
+    this.participants.set(id, handler);
+    return { dispose: () => this.participants.delete(id) };
+  }
+
+  languageModelTool(name: string, tool: vscode.LanguageModelTool<Record<string, unknown>>): vscode.Disposable {
+    this.tools.set(name, tool);
+    return { dispose: () => this.tools.delete(name) };
+  }
+
+  private async participantOf(id: string): Promise<vscode.ChatRequestHandler> {
+    await this.core();
+    return this.must(this.participants.get(id), `chat participant ${id}`);
+  }
+
+  private async toolOf(name: string): Promise<vscode.LanguageModelTool<Record<string, unknown>>> {
+    await this.core();
+    return this.must(this.tools.get(name), `language model tool ${name}`);
   }
 
   command(id: string, fn: (...args: never[]) => unknown): vscode.Disposable {

@@ -203,6 +203,7 @@ export function configurationFromSettings(settings: AppSettings, sources: Source
   out[SOURCE_GLOB_KEYS.include] = [...sources.include];
   out[SOURCE_GLOB_KEYS.exclude] = [...sources.exclude];
   out[OTLP_ENDPOINT_KEY] = '';
+  out[CHAT_PROVIDER_KEY] = 'endpoint';
   return out;
 }
 
@@ -220,4 +221,15 @@ export function otlpEndpointFromConfiguration(read: ConfigurationReader): { url:
   const parsed = typeof value === 'string' ? z.url({ protocol: /^https?$/ }).safeParse(value.trim()) : null;
   if (parsed?.success) return { url: parsed.data, problem: null };
   return { url: null, problem: { key: OTLP_ENDPOINT_KEY, message: `${OTLP_ENDPOINT_KEY} must be an http(s) URL such as http://127.0.0.1:4318/v1/traces, not ${JSON.stringify(value)}` } };
+}
+
+/**
+ * Which chat model answers in VS Code: DocQA's endpoint, or a VS Code language model (src/vscode/lm-models.ts).
+ * Not part of AppSettings: the extension lends the chosen model to each question (HostChatModel).
+ */
+export const CHAT_PROVIDER_KEY = vscodeKeyOf('host.chat_provider');
+
+/** The chat provider; anything but "vscode" is DocQA's own endpoint (the default). */
+export function chatProviderOf(value: unknown): 'endpoint' | 'vscode' {
+  return value === 'vscode' ? 'vscode' : 'endpoint';
 }

@@ -21,16 +21,11 @@ import { NEW_INSTALL_SETTINGS, answerOnScreen, chatWebview, notesWorkspace, step
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, launchBrowser, modalDialog, notification, runCommand, selectionStatus, statusBarItem } from './lib/workbench';
+import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, expectedSelection, launchBrowser, modalDialog, notification, runCommand, selectionStatus, statusBarItem, useDarkTheme } from './lib/workbench';
 
 const KEY = 'sk-e2e-first-hour-7731';
 const DOC_IMAGES = path.join(ROOT, 'docs', 'images');
 
-/** The selection the status bar shows once lines start..end are selected whole. */
-function expectedSelection(text: string, start: number, end: number): string {
-  const lines = text.split('\n');
-  return `Ln ${end}, Col ${lines[end - 1]!.length + 1} (${lines.slice(start - 1, end).join('\n').length} selected)`;
-}
 
 async function openWorkbenchAt(browser: Browser, url: string, size: { width: number; height: number }): Promise<Page> {
   const page = await browser.newPage({ viewport: size });
@@ -284,11 +279,7 @@ for (const size of [
 
           await journey.step('dark theme: the scoped answer, the first screen and the walkthrough', async () => {
             // As a person switches: Preferences: Color Theme, then the theme's row.
-            await runCommand(page, 'Preferences: Color Theme', { asks: true });
-            await page.locator('.quick-input-widget input').fill('Dark Modern');
-            await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark Modern' }).first().click();
-            await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
-            await eventually('the dark theme', async () => /\bvs-dark\b/.test((await page.locator('.monaco-workbench').getAttribute('class')) ?? ''), 15_000, 200);
+            await useDarkTheme(page);
             await openDocQa(page);
             await chatWebview(page, '.turn.done');
             await page.waitForTimeout(500);

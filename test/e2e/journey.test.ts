@@ -20,7 +20,7 @@ import { packZhCnLanguagePack } from './lib/language-pack';
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, closeModalEditor, installFromVsix, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, settingsEditor, statusBarItem, switchDisplayLanguage, trustWorkspace, typeSetting, webviewFrame, webviewWith } from './lib/workbench';
+import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, closeModalEditor, expectedSelection, installFromVsix, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, settingsEditor, statusBarItem, switchDisplayLanguage, trustWorkspace, typeSetting, webviewFrame, webviewWith } from './lib/workbench';
 
 const INSPECT = 'DocQA: Inspect Document Structure';
 const CHAT_KEY = 'sk-e2e-journey-key-5150';
@@ -59,13 +59,6 @@ async function closedPort(): Promise<number> {
   const { port } = server.address() as net.AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
-}
-
-/** What the status bar shows once lines `start`..`end` (1-based) are selected whole, the cursor at the end. */
-function expectedSelection(text: string, start: number, end: number): string {
-  const lines = text.split('\n');
-  const selected = lines.slice(start - 1, end).join('\n').length;
-  return `Ln ${end}, Col ${lines[end - 1]!.length + 1} (${selected} selected)`;
 }
 
 describe('first journey: inspect a Markdown file in VS Code (code-server)', () => {
@@ -344,7 +337,8 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         assert.equal(block.location.kind, 'page');
         await turn.locator('.chip').first().click();
         const page_ = (block.location as { page: number }).page;
-        await page.locator('.tabs-container .tab.active', { hasText: `photosynthesis-en.pdf — p. ${page_}` }).waitFor({ timeout: 30_000 });
+        // The tab carries the document's title, as the chip does; the view's header names the file.
+        await page.locator('.tabs-container .tab.active', { hasText: `${doc.title} — p. ${page_}` }).waitFor({ timeout: 30_000 });
         const logs: string[] = [];
         page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
         const pdf = await webviewWith(page, '.hl', 30_000).catch(async (err: unknown) => {

@@ -74,6 +74,11 @@ describe('engines: the runtime dependencies fit the hosts', () => {
     assert.ok(semver.satisfies(hostNode, declared), `VS Code ${oldestVscode.version} runs Node ${hostNode}, outside engines.node ${declared}`);
   });
 
+  it('@types/vscode is the oldest VS Code engines.vscode admits: no API newer than that type-checks', () => {
+    const types = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).devDependencies['@types/vscode'] as string;
+    assert.equal(`${semver.major(types)}.${semver.minor(types)}`, `${oldestVscode.major}.${oldestVscode.minor}`, `@types/vscode ${types} against engines.vscode ${vscodeRange}`);
+  });
+
   it('every runtime dependency, direct or transitive, declares support for the minimum Node, the oldest VS Code host and this Node', () => {
     const hostNode = NODE_OF_VSCODE[`${oldestVscode.major}.${oldestVscode.minor}`] ?? minimumNode;
     const nodes = [

@@ -7,6 +7,8 @@ import {
   DEFAULT_SOURCE_GLOBS,
   ENDPOINT_SETTING_KEYS,
   OTLP_ENDPOINT_KEY,
+  CHAT_PROVIDER_KEY,
+  chatProviderOf,
   REBUILD_SETTING_KEYS,
   SETTING_SPECS,
   SOURCE_GLOB_KEYS,
@@ -45,7 +47,7 @@ describe('package.json settings and AppSettings', () => {
   });
 
   it('lists exactly the settings the model reads, no more and no fewer', () => {
-    const modelled = [...SETTING_SPECS.map((s) => s.key), SOURCE_GLOB_KEYS.include, SOURCE_GLOB_KEYS.exclude, OTLP_ENDPOINT_KEY];
+    const modelled = [...SETTING_SPECS.map((s) => s.key), SOURCE_GLOB_KEYS.include, SOURCE_GLOB_KEYS.exclude, OTLP_ENDPOINT_KEY, CHAT_PROVIDER_KEY];
     assert.deepEqual([...docqaKeys].sort(), [...modelled].sort());
   });
 
@@ -93,6 +95,12 @@ describe('package.json settings and AppSettings', () => {
     const workspaceSettable = Object.entries(properties).filter(([, v]) => v.scope !== 'application' && v.scope !== 'machine').map(([k]) => k);
     assert.deepEqual([...caps.restrictedConfigurations].sort(), workspaceSettable.sort());
     assert.ok(workspaceSettable.includes('docqa.sources.exclude') && !workspaceSettable.includes('docqa.chat.baseUrl'));
+  });
+
+  it('offers the chat provider as one user setting: DocQA\'s endpoint by default, or a VS Code language model', () => {
+    const p = properties[CHAT_PROVIDER_KEY]!;
+    assert.deepEqual([p.scope, p.enum, p.default], ['application', ['endpoint', 'vscode'], 'endpoint']);
+    assert.deepEqual([chatProviderOf('vscode'), chatProviderOf('endpoint'), chatProviderOf(undefined), chatProviderOf('copilot')], ['vscode', 'endpoint', 'endpoint', 'endpoint']);
   });
 
   it('reads the OTLP endpoint as a user setting: unset is "not configured", a URL is used, anything else is reported and not used', () => {

@@ -53,6 +53,19 @@ export const SETTINGS = [
     },
   }),
   setting({
+    path: 'host.chat_provider',
+    schema: z.enum(['endpoint', 'vscode']).default('endpoint'),
+    vscode: { key: 'docqa.chat.provider', scope: 'application' },
+    description: {
+      en: 'Which chat model answers in VS Code: DocQA\'s own OpenAI-compatible endpoint (docqa.chat.baseUrl, with its API key), or one of VS Code\'s language models (Copilot\'s, or any model added to VS Code), chosen with "DocQA: Pick VS Code Language Model"; that one needs no DocQA chat key. In @docqa, the model picked in the chat is used unless this is set. User settings only.',
+      zh: '在 VS Code 中由哪个聊天模型回答：DocQA 自己的 OpenAI 兼容端点（docqa.chat.baseUrl，使用其 API 密钥），或 VS Code 的语言模型之一（Copilot 的模型，或添加到 VS Code 的任何模型），通过“DocQA: 选择 VS Code 语言模型”选择；后者无需 DocQA 聊天密钥。在 @docqa 中，除非设置了此项，否则使用聊天中选择的模型。只能在用户设置中配置。',
+    },
+    values: {
+      endpoint: { en: 'DocQA\'s OpenAI-compatible chat endpoint (the default).', zh: 'DocQA 的 OpenAI 兼容聊天端点（默认）。' },
+      vscode: { en: 'A VS Code language model, picked with "DocQA: Pick VS Code Language Model".', zh: 'VS Code 语言模型，通过“DocQA: 选择 VS Code 语言模型”选择。' },
+    },
+  }),
+  setting({
     path: 'embedding.provider',
     schema: z.enum(EmbeddingConfig.options.map((o) => o.shape.provider.value)),
     env: 'DOCQA_EMBEDDING_PROVIDER',

@@ -307,3 +307,22 @@ export async function clearNotifications(page: Page): Promise<void> {
   await runCommand(page, 'Notifications: Clear All Notifications');
   await page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'detached', timeout: 5_000 }).catch(() => undefined);
 }
+
+/** The selection the status bar shows once lines start..end of `text` are selected whole. */
+export function expectedSelection(text: string, start: number, end: number): string {
+  const lines = text.split('\n');
+  return `Ln ${end}, Col ${lines[end - 1]!.length + 1} (${lines.slice(start - 1, end).join('\n').length} selected)`;
+}
+
+/** Switches to the Dark Modern theme as a person does (Preferences: Color Theme, then its row) and waits for it. */
+export async function useDarkTheme(page: Page): Promise<void> {
+  await runCommand(page, 'Preferences: Color Theme', { asks: true });
+  await page.locator('.quick-input-widget input').fill('Dark Modern');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark Modern' }).first().click();
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  const deadline = Date.now() + 15_000;
+  while (!/\bvs-dark\b/.test((await page.locator('.monaco-workbench').getAttribute('class')) ?? '')) {
+    if (Date.now() > deadline) throw new Error('the dark theme did not apply within 15 s');
+    await page.waitForTimeout(200);
+  }
+}

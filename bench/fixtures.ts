@@ -6,7 +6,9 @@ import { writeVersioned } from '../src/common/json-file';
 import { DEFAULT_INGEST_OPTIONS, type Document } from '../src/index/model';
 import { SNAPSHOT_FORMAT_VERSION, type SnapshotManifest } from '../src/index/store/snapshot-manifest';
 import { FILES } from '../src/index/store/snapshot-store';
-import { segmentDir, writeSegment } from '../src/index/store/segment-store';
+import { segmentDir } from '../src/index/store/segment-store';
+import { SegmentWriter } from '../src/index/store/segment-writer';
+import { BATCH_BLOCKS } from '../src/index/store/build/segment-phase';
 import { StagedFolder } from '../src/index/store/staged-folder';
 import { PARSE_VERSION } from '../src/index/blocks/parse-version';
 
@@ -65,6 +67,24 @@ export function benchDocuments(n: number, paragraphs: readonly string[]): { docu
   return { documents, textBytes };
 }
 
+/** One format-2 segment of `docs` with their rows (normalised), written batch by batch as a build writes it. */
+export async function writeBenchSegment(staged: StagedFolder, folder: string, docs: Document[], matrix: Float32Array, dims: number): Promise<void> {
+  const blocks = docs.reduce((n, d) => n + d.blocks.length, 0);
+  const writer = await SegmentWriter.create(staged, folder, `${folder}.scratch`, blocks, dims);
+  let row = 0;
+  for (let first = 0; first < docs.length; ) {
+    let end = first;
+    let n = 0;
+    while (end < docs.length && (n === 0 || n + docs[end]!.blocks.length <= BATCH_BLOCKS)) n += docs[end++]!.blocks.length;
+    const batch = docs.slice(first, end);
+    const { texts, headings } = keywordFields(batch);
+    await writer.add(batch, matrix.subarray(row * dims, (row + n) * dims), buildBm25(texts, headings));
+    row += n;
+    first = end;
+  }
+  await writer.finish();
+}
+
 /**
  * Writes a ready snapshot made directly from documents and a (normalised) vector matrix; returns the
  * build time of its index files. `shares` splits the documents over that many segments (document d goes
@@ -95,9 +115,8 @@ export async function writeBenchSnapshot(dir: DataDir, id: string, documents: Do
       at += d.blocks.length;
       placed.set(d, id);
     }
-    const { texts, headings } = keywordFields(docs);
-    await writeSegment(staged, segmentDir(folder, id), docs, buildBm25(texts, headings), m);
-    segments.push({ id, documents: docs.length, blocks });
+    await writeBenchSegment(staged, segmentDir(folder, id), docs, m, dims);
+    segments.push({ id, format: 2, documents: docs.length, blocks });
   }
   const ms = performance.now() - t;
   const manifest: SnapshotManifest = {

@@ -15,7 +15,13 @@ import path from 'node:path';
 import { EmbeddingCache } from '../src/index/embed/embedding-cache';
 import { buildBm25, type Bm25Data } from '../src/index/search/bm25-index';
 import { normalizeRows } from '../src/index/search/vector-index';
-import { SEGMENT_FILES, readSegmentKeyword, scatterSegmentVectors, writeSegment } from '../src/index/store/segment-store';
+import { SEGMENT_FILES, scatterSegmentVectors } from '../src/index/store/segment-store';
+import { writeKeywordFiles } from '../src/index/store/segment-writer';
+import { readSegmentKeyword2 } from '../src/index/store/segment-reader';
+import { SEGMENT_FILES_2 } from '../src/index/store/segment-format';
+import { readPack } from '../src/index/store/binary-pack';
+import { readWhole } from '../src/common/read-file';
+import { PackedTerms } from '../src/index/search/term-table';
 import { StagedFolder } from '../src/index/store/staged-folder';
 import type { TermTable } from '../src/index/search/term-table';
 import { seededRandom } from './fixtures';
@@ -232,6 +238,31 @@ function tfSum(d: Bm25Data, query: readonly string[]): number {
   return s;
 }
 
+/**
+ * Our keyword files loaded whole into the arrays of a Bm25Data (the index itself never does this: it
+ * reads a term's postings when a query needs them): keyword.pack, then keyword.postings, whose per-term
+ * records [blocks | tfs | headTfs] are laid out again as three arrays.
+ */
+async function loadWholeKeyword(dir: string): Promise<Bm25Data> {
+  const a = (await readPack(path.join(dir, SEGMENT_FILES_2.keyword))).arrays;
+  const raw = await readWhole(path.join(dir, SEGMENT_FILES_2.postings));
+  const offsets64 = a.offsets as Float64Array;
+  const terms = new PackedTerms(a.termChars as Uint16Array, a.termStarts as Uint32Array);
+  const total = offsets64[offsets64.length - 1]!;
+  const blocks = new Uint32Array(total);
+  const tfs = new Uint16Array(total);
+  const headTfs = new Uint16Array(total);
+  for (let t = 0; t < terms.length; t++) {
+    const s = offsets64[t]!;
+    const n = offsets64[t + 1]! - s;
+    const at = raw.byteOffset + 8 * s;
+    blocks.set(new Uint32Array(raw.buffer, at, n), s);
+    tfs.set(new Uint16Array(raw.buffer, at + 4 * n, n), s);
+    headTfs.set(new Uint16Array(raw.buffer, at + 6 * n, n), s);
+  }
+  return { terms, offsets: Uint32Array.from(offsets64), blocks, tfs, headTfs, docLengths: a.docLengths as Uint32Array, headLengths: a.headLengths as Uint32Array };
+}
+
 async function keywordRows(root: string, texts: readonly string[], headings: readonly string[]): Promise<BenchRow[]> {
   const data = buildBm25(texts, headings);
   const label = `keyword_pack.${texts.length / 1000}k_blocks`;
@@ -241,20 +272,29 @@ async function keywordRows(root: string, texts: readonly string[], headings: rea
     dirs,
     async (dir) => {
       const staged = new StagedFolder(dir);
-      await writeSegment(staged, dir, [], data, null);
+      await writeKeywordFiles(staged, dir, [data], data.docLengths, data.headLengths);
       await staged.sync();
     },
     (store, dir) => writeStore(store, dir, 'term', [keywordRecords(data)]),
   );
   const loads: Array<readonly [string, () => Promise<Bm25Data>]> = [
-    ['ours', () => readSegmentKeyword(dirs.get('ours')!)],
+    ['ours', () => loadWholeKeyword(dirs.get('ours')!)],
     ...STORES.map((store) => [store.name, () => withStore(store, dirs.get(store.name)!, 'term', assembleKeyword)] as const),
   ];
   const next = seededRandom(7);
   const query = Array.from({ length: QUERY_TERMS }, () => data.terms.at(Math.floor((next() + 0.5) * data.terms.length))!);
   const expected = tfSum(data, query);
   const queries: Array<readonly [string, () => Promise<number>]> = [
-    ['ours', async () => tfSum(await readSegmentKeyword(dirs.get('ours')!), query)],
+    ['ours', async () => {
+      // The query as the index runs it: the term table loaded, each term's postings read alone.
+      const k = await readSegmentKeyword2(dirs.get('ours')!, texts.length);
+      let sum = 0;
+      for (const q of query) {
+        const t = findTerm(k.terms, q);
+        if (t >= 0) for (const tf of k.postings(t).tfs) sum += tf;
+      }
+      return sum;
+    }],
     ...STORES.map((store) => [store.name, () => withStore(store, dirs.get(store.name)!, 'term', (s) => {
       let sum = 0;
       s.lookup(query, (_, v) => {

@@ -110,7 +110,7 @@ export async function indexBench(sizes: number[] = [10_000, 100_000]): Promise<B
         hybridSearch(snap.bm25, snap.vectors, q, qv[i]!, 5);
         hybrid.push(performance.now() - s);
         s = performance.now();
-        bruteForce(snap.vectors!.matrix, qv[i]!, DIMS);
+        bruteForce(matrix, qv[i]!, DIMS);
         brute.push(performance.now() - s);
       });
       const bruteP95 = percentile(brute, 95);

@@ -23,6 +23,7 @@ import { activationBench } from './activation.bench';
 import { webviewBench } from './webview.bench';
 import { traceviewBench } from './traceview.bench';
 import { handwrittenBench } from './handwritten.bench';
+import { scaleBench } from './scale.bench';
 import { CORPUS_DIR, pdfCorpusBench } from './pdf-corpus.bench';
 import { formatsBench } from './formats.bench';
 
@@ -40,6 +41,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   webview: webviewBench,
   traceview: traceviewBench,
   handwritten: handwrittenBench,
+  scale: scaleBench,
   'pdf-corpus': pdfCorpusBench,
   formats: formatsBench,
 };

@@ -53,6 +53,8 @@ export type ChatScript = ChatReply | ((body: Record<string, unknown>) => ChatRep
 export interface FakeServerOptions {
   /** Default embedding size when the request gives no `dimensions`. */
   dimensions?: number;
+  /** How a text becomes a vector (default fakeEmbedding); the scale bench uses a faster hash of the same features. */
+  embed?: (text: string, dims: number) => ArrayLike<number>;
   /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
   /** Send `usage` with embeddings (default true; some servers send none). */
@@ -347,7 +349,7 @@ export class FakeOpenAIServer {
     const dims = typeof body.dimensions === 'number' ? body.dimensions : (this.options.dimensions ?? 64);
     const asBase64 = body.encoding_format === 'base64';
     const data = (input as string[]).map((text, index) => {
-      const vec = fakeEmbedding(text, dims);
+      const vec = Array.from((this.options.embed ?? fakeEmbedding)(text, dims));
       return { object: 'embedding', index, embedding: asBase64 ? Buffer.from(new Float32Array(vec).buffer).toString('base64') : vec };
     });
     const tokens = (input as string[]).reduce((n, t) => n + Math.max(1, Math.ceil(t.length / 4)), 0);

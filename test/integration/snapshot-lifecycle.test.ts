@@ -177,6 +177,10 @@ describe('snapshot handles for requests', () => {
     await assert.rejects(deleteSnapshot(dir, first), /running request/);
     await handle.release();
     await deleteSnapshot(dir, first);
+    // Still in the LRU, but its files are gone (postings and float32 rows are read on demand): asked for
+    // again, it is reported as not found rather than served half-readable.
+    assert.ok(lru.ids().includes(first));
+    await assert.rejects(openSnapshotHandle(dir, lru, first), /no snapshot/);
     assert.equal(await openSnapshotHandle(new DataDir(tempDir()), lru), null, 'no snapshot: null, the tools answer collection_unavailable');
   });
 });

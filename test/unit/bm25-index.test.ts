@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BM25_B, BM25_K1, Bm25Index, buildBm25, buildBm25Yielding, keywordHeading } from '../../src/index/search/bm25-index';
+import { BM25_B, BM25_K1, Bm25Index, buildBm25, buildBm25Yielding, inMemoryKeyword, keywordHeading } from '../../src/index/search/bm25-index';
 import { buildBm25OffThread } from '../../src/index/search/bm25-off-thread';
 import { PackedTerms } from '../../src/index/search/term-table';
 import { hybridSearch, topK } from '../../src/index/search/hybrid-search';
@@ -114,6 +114,45 @@ describe('BM25 index', () => {
     clearInterval(timer);
     assert.deepEqual(sliced, buildBm25(many, heads));
     assert.ok(ticks > 0, 'timers ran while it was building');
+  });
+
+  it('loads in slices (a large snapshot leaves the event loop free): the same scores as one built at once', async () => {
+    // 280,000 blocks in two parts, the first with replaced blocks, as a loaded snapshot has them.
+    const n = 140_000;
+    // Two terms: 'common' in every 3rd block, 'rare' in every 1,000th; lengths that vary.
+    const part = (seed: number) => {
+      const common = Array.from({ length: n }, (_, i) => i).filter((i) => i % 3 === 0);
+      const rare = common.filter((i) => i % 1000 === 0);
+      const blocks = Uint32Array.from([...common, ...rare]);
+      return {
+        terms: ['common', 'rare'],
+        offsets: Uint32Array.of(0, common.length, blocks.length),
+        blocks,
+        tfs: Uint16Array.from(blocks, (b) => 1 + (b % 4)),
+        headTfs: Uint16Array.from(blocks, (b) => b % 2),
+        docLengths: Uint32Array.from({ length: n }, (_, i) => 20 + ((i * seed) % 300)),
+        headLengths: Uint32Array.from({ length: n }, (_, i) => (i % 4 === 0 ? 0 : 3 + (i % 5))),
+      };
+    };
+    const toGlobal = Int32Array.from({ length: n }, (_, i) => (i % 10 === 3 ? -1 : 0));
+    let g = 0;
+    for (let i = 0; i < n; i++) if (toGlobal[i] === 0) toGlobal[i] = g++;
+    const second = Int32Array.from({ length: n }, (_, i) => g + i);
+    const parts = [
+      { data: inMemoryKeyword(part(7)), toGlobal },
+      { data: inMemoryKeyword(part(13)), toGlobal: second },
+    ];
+    let ticks = 0;
+    const loaded = await Bm25Index.load(parts, g + n, async () => {
+      ticks++;
+    });
+    // Two passes over each part, each giving the loop back every 65,536 blocks.
+    assert.ok(ticks >= 2 * 2 * Math.floor(n / 65_536), `gave the loop back ${ticks} times`);
+    const whole = new Bm25Index(parts, g + n);
+    for (const q of ['common', 'rare common', 'rare']) {
+      assert.deepEqual(loaded.score(q), whole.score(q), q);
+      assert.deepEqual(loaded.search(q, 10).ranked, whole.search(q, 10).ranked, q);
+    }
   });
 
   it('builds the same index in a worker thread (terms packed), and a cancelled build ends its worker', async () => {

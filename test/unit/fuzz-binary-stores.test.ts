@@ -7,6 +7,13 @@ import { StoreError } from '../../src/common/errors';
 import { EmbeddingCache } from '../../src/index/embed/embedding-cache';
 import { PACK_FORMAT_VERSION, encodePack, readPack } from '../../src/index/store/binary-pack';
 import { readSegmentKeyword } from '../../src/index/store/segment-store';
+import { FileRows, readCodes, readSegmentDocuments2, readSegmentKeyword2 } from '../../src/index/store/segment-reader';
+import { SegmentWriter } from '../../src/index/store/segment-writer';
+import { SEGMENT_FILES_2 } from '../../src/index/store/segment-format';
+import { StagedFolder } from '../../src/index/store/staged-folder';
+import { buildBm25 } from '../../src/index/search/bm25-index';
+import { Slicer } from '../../src/common/slicer';
+import type { Document } from '../../src/index/model';
 import { tempDir } from '../helpers';
 import { recordTrials } from '../reliability/trials';
 import { assertPrototypesClean, damagedBytes, hostileKey, runs, trialsOf } from '../fuzz';
@@ -38,6 +45,8 @@ const arrays = fc.dictionary(
     fc.array(fc.nat(), { maxLength: 20 }).map((a) => Uint32Array.from(a)),
     fc.array(fc.nat(0xffff), { maxLength: 20 }).map((a) => Uint16Array.from(a)),
     fc.array(fc.float({ noNaN: true }), { maxLength: 20 }).map((a) => Float32Array.from(a)),
+    fc.array(fc.nat(0xff), { maxLength: 20 }).map((a) => Uint8Array.from(a)),
+    fc.array(fc.double({ noNaN: true }), { maxLength: 20 }).map((a) => Float64Array.from(a)),
   ),
   { maxKeys: 5 },
 );
@@ -101,7 +110,7 @@ describe('fuzz: binary readers', () => {
         if (typeof version === 'number' && version > PACK_FORMAT_VERSION) assert.equal(code, 'store_future_version');
         if (code === null) {
           const r = await readPack(file);
-          for (const a of Object.values(r.arrays)) assert.ok(a instanceof Uint32Array || a instanceof Uint16Array || a instanceof Float32Array);
+          for (const a of Object.values(r.arrays)) assert.ok(a instanceof Uint32Array || a instanceof Uint16Array || a instanceof Uint8Array || a instanceof Float32Array || a instanceof Float64Array);
           assert.equal(Object.getPrototypeOf(r.arrays), Object.prototype);
         }
         assertPrototypesClean();
@@ -109,6 +118,42 @@ describe('fuzz: binary readers', () => {
       runs(600),
     );
     recordTrials({ area: 'fuzzing', fault: 'pack file: hostile headers (__proto__ section names, odd offsets, future version)', trials: trialsOf(600), outcome: 'documented error store_corrupt/store_future_version; no crash' }, __filename);
+  });
+
+  it('a format-2 segment with any one file truncated, flipped or random reads or is a documented error, for every reader', async () => {
+    const seg = path.join(tempDir('docqa-fuzz-seg-'), 'seg');
+    const staged = new StagedFolder(path.dirname(seg));
+    const texts = ['Photosynthesis turns light into chemical energy.', '光合作用把光能转化为化学能。', 'The membrane controls what enters the cell.'];
+    const doc: Document = {
+      doc_id: 'd1', path: '/n.md', title: 'Notes', source_label: 's', aliases: [], lang: 'mixed', format: 'markdown', content_hash: 'h', byte_size: 9, encoding: 'utf-8', page_count: null,
+      sections: [{ path: 'Notes', title: 'Notes', ordinal: 1, depth: 1, parent_path: null, direct_blocks: 3, subtree_blocks: 3, direct_tokens: 30, subtree_tokens: 30, first_sentence: '', location: null }],
+      blocks: texts.map((text, i) => ({ block_id: `b${i}`, block_index: i, section_path: 'Notes', text, token_count: 10, location: i === 2 ? { kind: 'page' as const, page: 3 } : { kind: 'lines' as const, line_start: i + 1, line_end: i + 2 } })),
+    };
+    const w = await SegmentWriter.create(staged, seg, `${seg}.scratch`, 3, 4);
+    await w.add([doc], Float32Array.from({ length: 12 }, (_, i) => (i % 5) / 5), buildBm25(texts, ['Notes', 'Notes', 'Notes']));
+    await w.finish();
+    const names = Object.values(SEGMENT_FILES_2);
+    const originals = new Map(names.map((n) => [n, fs.readFileSync(path.join(seg, n))]));
+    const readAll = async () => {
+      JSON.stringify((await readSegmentDocuments2(seg, 3, new Slicer())).documents);
+      const k = await readSegmentKeyword2(seg, 3);
+      for (let t = 0; t < k.terms.length; t++) k.postings(t);
+      await readCodes(seg, 3, 4, 0, 3);
+      new FileRows(path.join(seg, SEGMENT_FILES_2.vectors), 4, 3, 0).read([0, 1, 2], () => undefined);
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...names), fc.nat(), async (name, pick) => {
+        const bytes = fc.sample(damagedBytes(originals.get(name)!), { numRuns: 1, seed: pick })[0]!;
+        fs.writeFileSync(path.join(seg, name), bytes);
+        try {
+          await packOutcome(readAll);
+        } finally {
+          fs.writeFileSync(path.join(seg, name), originals.get(name)!);
+        }
+      }),
+      runs(400),
+    );
+    recordTrials({ area: 'fuzzing', fault: 'format-2 segment: one file truncated, flipped or random', trials: trialsOf(400), outcome: 'documented error store_corrupt/store_future_version or a valid read; no crash' }, __filename);
   });
 
   it('embedding cache: damaged segments and meta.json are skipped, never a crash or a vector of the wrong size', async () => {

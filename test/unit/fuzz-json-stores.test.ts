@@ -19,7 +19,7 @@ import { readActiveId, readManifest } from '../../src/index/store/snapshot-store
 import { readTrace, stampedId } from '../../src/trace/trace-store';
 import { TraceWriter } from '../../src/trace/trace-writer';
 import { Redactor } from '../../src/common/redact';
-import { PLACEHOLDER_MANIFEST, tempDir } from '../helpers';
+import { PLACEHOLDER_MANIFEST, fixture, tempDir } from '../helpers';
 import { recordTrials } from '../reliability/trials';
 import { assertPrototypesClean, damagedBytes, mutatedJson, runs, trialsOf } from '../fuzz';
 
@@ -55,7 +55,7 @@ const STORES: Store[] = [
   { name: 'egress consent', file: (d) => consentFile(d), read: (d) => readConsents(d), write: (d) => recordConsent(d, { host: 'h:443', origin: endpointOrigin('https://h'), model: 'm', sources: [], files: 0, blocks: 0, tokens: 0, skipped: [] }, new Date(0)) },
   { name: 'snapshot manifest', file: (d) => path.join(d.snapshotDir(snapshotId), 'manifest.json'), read: (d) => readManifest(d, snapshotId) },
   { name: 'active snapshot pointer', file: (d) => d.activeFile, read: (d) => readActiveId(d) },
-  { name: 'segment store (documents.json)', file: () => path.join(segmentFolder, 'documents.json'), read: () => readSegmentDocuments(segmentFolder) },
+  { name: 'format-1 segment (documents.json)', file: () => path.join(segmentFolder, 'documents.json'), read: () => readSegmentDocuments(segmentFolder) },
   { name: 'conversation', file: (d) => path.join(conversations(d).folder, `${conversationId}.json`), read: (d) => conversations(d).get(conversationId), write: (d) => conversations(d).rename(conversationId, 'renamed') },
   { name: 'trace meta', file: (d) => path.join(d.traceDir(RUN_ID), 'trace.json'), read: async (d) => (await readTrace(d, RUN_ID)).meta },
   { name: 'prompt store state', file: (d) => path.join(d.promptsDir, 'state.json'), read: (d) => loadPromptState(d), write: (d) => promoteBundle(d, bundleId) },
@@ -93,8 +93,11 @@ describe('fuzz: persisted JSON files', () => {
     dir = new DataDir(tempDir());
     fs.cpSync(seed.root, dir.root, { recursive: true });
     snapshotId = (await readActiveId(dir))!;
-    const segs = path.join(dir.snapshotDir(snapshotId), 'segments');
-    segmentFolder = path.join(segs, fs.readdirSync(segs)[0]!);
+    // documents.json is a format-1 segment's (DocQA 0.1.0 wrote them; still read): one from the fixture.
+    const old = fixture('datadir-v1', 'data', 'snapshots');
+    const snap = path.join(old, fs.readdirSync(old).sort()[0]!, 'segments');
+    segmentFolder = path.join(dir.root, 'format-1-segment');
+    fs.cpSync(path.join(snap, fs.readdirSync(snap)[0]!), segmentFolder, { recursive: true });
     for (const s of STORES) originals.set(s.name, fs.readFileSync(s.file(dir)));
   });
   after(assertPrototypesClean);

@@ -6,7 +6,9 @@ import { describe, it } from 'node:test';
 import { Bm25Index, buildBm25 } from '../../src/index/search/bm25-index';
 import { PACK_FORMAT_VERSION, encodePack, writePack } from '../../src/index/store/binary-pack';
 import { StoreError } from '../../src/common/errors';
-import { SEGMENT_FILES, readSegmentKeyword, writeSegment } from '../../src/index/store/segment-store';
+import { SEGMENT_FILES, readSegmentKeyword } from '../../src/index/store/segment-store';
+import { writeKeywordFiles } from '../../src/index/store/segment-writer';
+import { readSegmentKeyword2 } from '../../src/index/store/segment-reader';
 import { StagedFolder } from '../../src/index/store/staged-folder';
 import { PackedTerms, packTerms } from '../../src/index/search/term-table';
 
@@ -69,12 +71,22 @@ describe('packed terms', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-terms-'));
     try {
       const data = buildBm25(texts, ['生物 > 光合作用', 'Biology > Photosynthesis', '']);
+      // As a format-1 segment held it (pack format 3, postings inside)...
+      const { chars, starts } = packTerms(data.terms);
+      fs.mkdirSync(path.join(dir, 'old'));
+      writeOldPack(path.join(dir, 'old', SEGMENT_FILES.keyword), 3, {}, { termChars: chars, termStarts: starts, offsets: data.offsets, blocks: data.blocks, tfs: data.tfs, headTfs: data.headTfs, docLengths: data.docLengths, headLengths: data.headLengths });
+      const old = await readSegmentKeyword(path.join(dir, 'old'));
+      assert.deepEqual([...old.headTfs], [...data.headTfs]);
+      assert.deepEqual([...old.headLengths], [...data.headLengths]);
+      // ...and as a format-2 segment writes it (postings in their own file, read a term at a time).
       const staged = new StagedFolder(dir);
-      await writeSegment(staged, path.join(dir, 'seg'), [], data, null);
-      const loaded = await readSegmentKeyword(path.join(dir, 'seg'));
-      assert.deepEqual([...loaded.headTfs], [...data.headTfs]);
+      await writeKeywordFiles(staged, path.join(dir, 'seg'), [data], data.docLengths, data.headLengths);
+      const loaded = await readSegmentKeyword2(path.join(dir, 'seg'), texts.length);
       assert.deepEqual([...loaded.headLengths], [...data.headLengths]);
-      for (const q of ['photosynthesis light', '光合作用', '生物']) assert.deepEqual(new Bm25Index(loaded).score(q), new Bm25Index(data).score(q));
+      for (const q of ['photosynthesis light', '光合作用', '生物']) {
+        assert.deepEqual(new Bm25Index(old).score(q), new Bm25Index(data).score(q));
+        assert.deepEqual(new Bm25Index([{ data: loaded, toGlobal: null }], texts.length).score(q), new Bm25Index(data).score(q));
+      }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -19,10 +19,18 @@ export interface IngestProgress {
   blocks: number;
 }
 
-export interface IngestRun {
+/** What a run keeps of each parsed document: the document itself, or a record of where it was set aside. */
+export interface IngestedDocument {
+  doc_id: string;
+  path: string;
+  content_hash: string;
+  unread_pages?: UnreadPage[];
+}
+
+export interface IngestRun<D extends IngestedDocument = Document> {
   sources: Source[];
   /** Documents parsed in this run, with stable doc_ids, by path. */
-  documents: Document[];
+  documents: D[];
   failed_documents: FailedDocument[];
   /** Entries of the sources left out on purpose (secret-looking, outside the source, .gitignored), by path. */
   skipped: SkippedEntry[];
@@ -62,7 +70,12 @@ export interface ReusedFile<P extends PreviousFile = PreviousFile> {
   mtime_ms: number;
 }
 
-export interface IngestRunOptions<P extends PreviousFile = PreviousFile> {
+export interface IngestRunOptions<P extends PreviousFile = PreviousFile, D extends IngestedDocument = Document> {
+  /**
+   * What to keep of each parsed document as it arrives (default: the document): a large build sets
+   * them aside on disk (DocumentSpool) instead of holding every parsed document until it is written.
+   */
+  keep?: (doc: Document) => Promise<D>;
   signal?: AbortSignal;
   onProgress?: (p: IngestProgress) => void;
   /** Where reading and parsing run; by default a pool of worker threads (in-process without a worker script). */
@@ -107,7 +120,7 @@ function statOf(file: string): { size: number; mtimeMs: number } | null {
  * batch goes on. Output is sorted by path, so the same files give the same result. The caller holds the
  * data directory's build lock: the doc_id registry is rewritten.
  */
-export async function ingestSources<P extends PreviousFile = PreviousFile>(dir: DataDir, options: IngestOptions, run: IngestRunOptions<P> = {}): Promise<IngestRun & { reused: Array<ReusedFile<P>> }> {
+export async function ingestSources<P extends PreviousFile = PreviousFile, D extends IngestedDocument = Document>(dir: DataDir, options: IngestOptions, run: IngestRunOptions<P, D> = {}): Promise<IngestRun<D> & { reused: Array<ReusedFile<P>> }> {
   const { signal, onProgress } = run;
   const sources = await loadSources(dir);
   // By real path: a file reachable from two sources (a folder and a file inside it) or by two paths (a
@@ -133,7 +146,8 @@ export async function ingestSources<P extends PreviousFile = PreviousFile>(dir: 
   const ordered = [...files.values()].sort(byPath);
 
   // Unchanged size and time (and not racy): the previous document stands, nothing is read.
-  const outcomes: Array<ScanOutcome | undefined> = new Array(ordered.length);
+  type Kept = { ok: true; kept: D; mtime_ms: number | undefined };
+  const outcomes: Array<Exclude<ScanOutcome, { ok: true }> | Kept | undefined> = new Array(ordered.length);
   const trustBefore = run.trustMtimeBefore ?? -Infinity;
   if (run.previous) {
     for (const [i, file] of ordered.entries()) {
@@ -159,13 +173,13 @@ export async function ingestSources<P extends PreviousFile = PreviousFile>(dir: 
       signal?.throwIfAborted();
       await run.gate?.passable(signal);
       const identity = { doc_id: PENDING_ID, source_label: file.source.label, aliases: file.source.aliases };
-      const job: Promise<void> = pool.run(file.path, identity, signal, run.previous?.get(file.path)?.content_hash).then((o) => {
-        outcomes[i] = o;
-        inFlight.delete(job);
+      const job: Promise<void> = pool.run(file.path, identity, signal, run.previous?.get(file.path)?.content_hash).then(async (o) => {
         if (o.ok === true) {
           bytes += o.document.byte_size;
           blocks += o.document.blocks.length;
-        }
+          outcomes[i] = { ok: true, kept: run.keep ? await run.keep(o.document) : (o.document as unknown as D), mtime_ms: o.mtime_ms };
+        } else outcomes[i] = o;
+        inFlight.delete(job);
         onProgress?.({ stage: 'parse', done: ++done, total: toScan.length, bytes, blocks });
       });
       inFlight.add(job);
@@ -178,7 +192,7 @@ export async function ingestSources<P extends PreviousFile = PreviousFile>(dir: 
   }
   signal?.throwIfAborted();
 
-  const documents: Document[] = [];
+  const documents: D[] = [];
   const reused: Array<ReusedFile<P>> = [];
   const mtimes = new Map<string, number>();
   for (const [i, o] of outcomes.entries()) {
@@ -189,9 +203,9 @@ export async function ingestSources<P extends PreviousFile = PreviousFile>(dir: 
       reused.push({ previous, doc_id: PENDING_ID, source_label: file.source.label, aliases: file.source.aliases, byte_size: o.byte_size, mtime_ms: o.mtime_ms });
       if (previous.unread_pages?.length) failed.push(partialFailure(previous.path, previous.unread_pages));
     } else if (o.ok) {
-      documents.push(o.document);
-      if (o.document.unread_pages?.length) failed.push(partialFailure(o.document.path, o.document.unread_pages));
-      mtimes.set(o.document.path, o.mtime_ms ?? 0);
+      documents.push(o.kept);
+      if (o.kept.unread_pages?.length) failed.push(partialFailure(o.kept.path, o.kept.unread_pages));
+      mtimes.set(o.kept.path, o.mtime_ms ?? 0);
     } else failed.push(o.failure);
   }
   const ids = await registerDocuments(dir, [...documents.map((d) => ({ path: d.path, content_hash: d.content_hash })), ...reused.map((r) => ({ path: r.previous.path, content_hash: r.previous.content_hash }))], run.staged);

@@ -1,21 +1,14 @@
-import { isCjkTerm, keywordTokens, queryTerms } from './keyword-tokenizer';
+import { keywordTokens, queryTerms } from './keyword-tokenizer';
+import { BM25_K1, type Norms, type PreparedNorms, normSteps } from './bm25-norms';
+import { balanceMixed, idfOf } from './mixed-query';
 import type { Document } from '../model';
 import { PREAMBLE_TITLE } from '../blocks/parsed-document';
 import type { TermTable } from './term-table';
 import type { KeywordHits, KeywordSide } from './search-sides';
-import { topK } from './top-k';
+import { type TopKIndex, keywordTopK } from './bm25-topk';
 
-/** Okapi BM25 parameters: the textbook values (both fields use the same b). */
-export const BM25_K1 = 1.2;
-export const BM25_B = 0.75;
-/**
- * How much a term in a block's headings (document title and section path) counts against the same term
- * in its text, in BM25F's combined term frequency. Measured on the notes set (bench/notes, section
- * recall@1, 67 questions): 1 → 0.91, 2-3 → 0.94, 4 → 0.97, 5 → 0.955; 3, inside the plateau rather than
- * at its two-question peak. CMRC 2018 and SQuAD with their article titles as headings stay at or above
- * text-only recall (0.999, 0.922-0.923 against 0.999, 0.911).
- */
-export const HEADING_WEIGHT = 3;
+/** The BM25F parameters (chosen and measured where they are set). */
+export { BM25_B, BM25_K1, HEADING_WEIGHT } from './bm25-norms';
 
 /**
  * An inverted index over blocks (0..n-1 in global block order), stored as flat typed arrays so it loads
@@ -58,10 +51,16 @@ export function keywordFields(documents: readonly Document[]): { texts: string[]
 }
 
 interface Building {
-  /** flat [block, frequencies, block, frequencies, ...] per term (see post) */
-  perTerm: Map<string, number[]>;
+  /** Term → id, in order of first appearance; postings as parallel typed arrays, in block order (see post). */
+  termIds: Map<string, number>;
+  terms: string[];
+  postTerm: Uint32Array;
+  postBlock: Uint32Array;
+  postFreq: Uint32Array;
+  posts: number;
   docLengths: Uint32Array;
   headLengths: Uint32Array;
+  blocks: number;
   /** The blocks of a section share their headings: the last one's counts are kept, not worked out again. */
   lastHeading: string;
   lastHead: { tf: Map<string, number>; length: number };
@@ -73,19 +72,39 @@ function counts(tokens: readonly string[]): Map<string, number> {
   return tf;
 }
 
+function grown<T extends Uint32Array>(a: T, need: number): T {
+  if (need <= a.length) return a;
+  const next = new Uint32Array(Math.max(need, a.length * 2));
+  next.set(a);
+  return next as T;
+}
+
 /**
- * A posting while building: the text frequency in the low 16 bits, the headings' (at most 16,383, which
- * no title reaches) above them, so an entry stays a small integer and a list two numbers a posting (a
- * third number per posting made building 100k blocks ~30% slower).
+ * A posting while building: its term's id, its block, and the text frequency in the low 16 bits with
+ * the headings' (at most 16,383, which no title reaches) above them. Three typed arrays, not a list per
+ * term: 12 bytes a posting instead of about 40, a batch of 8,192 blocks (1.2 million postings) building
+ * in a third of the memory.
  */
 const HEAD_TF_MAX = 16383;
 function post(s: Building, t: string, block: number, n: number, h: number): void {
-  let list = s.perTerm.get(t);
-  if (!list) s.perTerm.set(t, (list = []));
-  list.push(block, Math.min(n, 65535) + Math.min(h, HEAD_TF_MAX) * 65536);
+  let id = s.termIds.get(t);
+  if (id === undefined) {
+    id = s.terms.length;
+    s.termIds.set(t, id);
+    s.terms.push(t);
+  }
+  if (s.posts === s.postTerm.length) {
+    s.postTerm = grown(s.postTerm, s.posts + 1);
+    s.postBlock = grown(s.postBlock, s.posts + 1);
+    s.postFreq = grown(s.postFreq, s.posts + 1);
+  }
+  s.postTerm[s.posts] = id;
+  s.postBlock[s.posts] = block;
+  s.postFreq[s.posts++] = Math.min(n, 65535) + Math.min(h, HEAD_TF_MAX) * 65536;
 }
 
-function addBlock(s: Building, text: string, heading: string, block: number): void {
+function addBlock(s: Building, text: string, heading: string): void {
+  const block = s.blocks++;
   const toks = keywordTokens(text);
   if (heading !== s.lastHeading) {
     const headToks = keywordTokens(heading);
@@ -93,6 +112,8 @@ function addBlock(s: Building, text: string, heading: string, block: number): vo
     s.lastHead = { tf: counts(headToks), length: headToks.length };
   }
   const head = s.lastHead.tf;
+  s.docLengths = grown(s.docLengths, s.blocks);
+  s.headLengths = grown(s.headLengths, s.blocks);
   s.docLengths[block] = toks.length;
   s.headLengths[block] = s.lastHead.length;
   const tf = counts(toks);
@@ -101,14 +122,38 @@ function addBlock(s: Building, text: string, heading: string, block: number): vo
 }
 
 function start(n: number): Building {
-  return { perTerm: new Map(), docLengths: new Uint32Array(n), headLengths: new Uint32Array(n), lastHeading: '', lastHead: { tf: new Map(), length: 0 } };
+  const cap = Math.max(1024, n * 64);
+  return {
+    termIds: new Map(),
+    terms: [],
+    postTerm: new Uint32Array(cap),
+    postBlock: new Uint32Array(cap),
+    postFreq: new Uint32Array(cap),
+    posts: 0,
+    docLengths: new Uint32Array(n),
+    headLengths: new Uint32Array(n),
+    blocks: 0,
+    lastHeading: '',
+    lastHead: { tf: new Map(), length: 0 },
+  };
 }
 
 /** `headings[i]` is block i's headings field (keywordHeading); none given: every block has none. */
 export function buildBm25(texts: readonly string[], headings?: readonly string[]): Bm25Data {
   const s = start(texts.length);
-  texts.forEach((text, block) => addBlock(s, text, headings?.[block] ?? '', block));
+  texts.forEach((text, block) => addBlock(s, text, headings?.[block] ?? ''));
   return finish(s);
+}
+
+/** The same index, its blocks given a few at a time (a worker adds each slice as it arrives). */
+export class Bm25Builder {
+  private readonly s = start(0);
+  add(texts: readonly string[], headings: readonly string[]): void {
+    texts.forEach((text, i) => addBlock(this.s, text, headings[i] ?? ''));
+  }
+  finish(): Bm25Data {
+    return finish(this.s);
+  }
 }
 
 const YIELD_EVERY = 2000;
@@ -122,34 +167,65 @@ export async function buildBm25Yielding(texts: readonly string[], headings?: rea
   for (let first = 0; first < texts.length; first += YIELD_EVERY) {
     signal?.throwIfAborted();
     const end = Math.min(texts.length, first + YIELD_EVERY);
-    for (let b = first; b < end; b++) addBlock(s, texts[b]!, headings?.[b] ?? '', b);
+    for (let b = first; b < end; b++) addBlock(s, texts[b]!, headings?.[b] ?? '');
     await new Promise<void>((r) => setImmediate(r));
   }
   return finish(s);
 }
 
-function finish({ perTerm, docLengths, headLengths }: Building): Bm25Data {
-  const terms = [...perTerm.keys()].sort();
-  let total = 0;
-  for (const t of terms) total += perTerm.get(t)!.length / 2;
+/** Terms sorted (code-unit order), and each one's postings together, in block order: a counting sort of the postings by term. */
+function finish(s: Building): Bm25Data {
+  const { terms, posts, postTerm, postBlock, postFreq } = s;
+  const order = terms.map((_, i) => i).sort((a, b) => (terms[a]! < terms[b]! ? -1 : terms[a]! > terms[b]! ? 1 : 0));
+  const rank = new Uint32Array(terms.length);
+  order.forEach((id, r) => (rank[id] = r));
   const offsets = new Uint32Array(terms.length + 1);
-  const blocks = new Uint32Array(total);
-  const tfs = new Uint16Array(total);
-  const headTfs = new Uint16Array(total);
-  let pos = 0;
-  terms.forEach((t, i) => {
-    offsets[i] = pos;
-    const list = perTerm.get(t)!;
-    for (let j = 0; j < list.length; j += 2) {
-      blocks[pos] = list[j]!;
-      const f = list[j + 1]!;
-      tfs[pos] = f & 0xffff;
-      headTfs[pos] = f >>> 16;
-      pos++;
-    }
-  });
-  offsets[terms.length] = pos;
-  return { terms, offsets, blocks, tfs, headTfs, docLengths, headLengths };
+  for (let i = 0; i < posts; i++) offsets[rank[postTerm[i]!]! + 1]!++;
+  for (let r = 0; r < terms.length; r++) offsets[r + 1]! += offsets[r]!;
+  const cursor = offsets.slice(0, terms.length);
+  const blocks = new Uint32Array(posts);
+  const tfs = new Uint16Array(posts);
+  const headTfs = new Uint16Array(posts);
+  for (let i = 0; i < posts; i++) {
+    const p = cursor[rank[postTerm[i]!]!]!++;
+    blocks[p] = postBlock[i]!;
+    const f = postFreq[i]!;
+    tfs[p] = f & 0xffff;
+    headTfs[p] = f >>> 16;
+  }
+  return { terms: order.map((id) => terms[id]!), offsets, blocks, tfs, headTfs, docLengths: s.docLengths.subarray(0, s.blocks), headLengths: s.headLengths.subarray(0, s.blocks) };
+}
+
+import type { PostingList } from './search-sides';
+export type { PostingList } from './search-sides';
+
+/**
+ * An index as the search reads it: the terms and field lengths at hand, a term's postings on request
+ * (from the arrays of a Bm25Data, or read from disk one term at a time for a format-2 segment:
+ * segment-reader.ts), so no index needs its postings in memory.
+ */
+export interface KeywordData {
+  terms: TermTable;
+  docLengths: Uint32Array;
+  headLengths: Uint32Array;
+  /** How many postings term `id` has in this part. */
+  count(id: number): number;
+  postings(id: number): PostingList;
+}
+
+/** A Bm25Data as KeywordData (views on its arrays). */
+export function inMemoryKeyword(d: Bm25Data): KeywordData {
+  return {
+    terms: d.terms,
+    docLengths: d.docLengths,
+    headLengths: d.headLengths,
+    count: (id) => d.offsets[id + 1]! - d.offsets[id]!,
+    postings: (id) => {
+      const s = d.offsets[id]!;
+      const e = d.offsets[id + 1]!;
+      return { blocks: d.blocks.subarray(s, e), tfs: d.tfs.subarray(s, e), headTfs: d.headTfs.subarray(s, e) };
+    },
+  };
 }
 
 /**
@@ -157,7 +233,7 @@ function finish({ perTerm, docLengths, headLengths }: Building): Bm25Data {
  * -1 marks a block of a document the snapshot no longer holds (replaced or removed). null: the identity.
  */
 export interface Bm25Part {
-  data: Bm25Data;
+  data: KeywordData;
   toGlobal: Int32Array | null;
 }
 
@@ -175,37 +251,11 @@ function termId(terms: TermTable, term: string): number | undefined {
   return undefined;
 }
 
-const idfOf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
-
-/**
- * A mixed query (`volatile 关键字的作用`): its rare words of other scripts weigh, together, as much as its
- * CJK part. A query names its topic in the Latin term and fills in with Chinese; scored term by term, the
- * filler's five pairs (关键, 键字, 字的, 的作, 作用), each fairly common, outvoted the one rare word and
- * ranked sections that merely say 关键字的作用 first. A word counts as rare when its idf is above the
- * CJK terms' (weighted) mean; a common one (TCP in network notes) keeps its weight. Weights are
- * raised, never lowered: a query that is all one script scores as before.
- */
-export function balanceMixed<T extends { term: string; weight: number; idf: number }>(terms: T[]): T[] {
-  let cjkMass = 0;
-  let cjkWeight = 0;
-  for (const t of terms) {
-    if (!isCjkTerm(t.term) || t.idf <= 0) continue;
-    cjkMass += t.weight * t.idf;
-    cjkWeight += t.weight;
-  }
-  if (cjkWeight === 0) return terms;
-  const mean = cjkMass / cjkWeight;
-  const rare = terms.filter((t) => !isCjkTerm(t.term) && t.idf > mean);
-  const rareMass = rare.reduce((m, t) => m + t.weight * t.idf, 0);
-  if (rareMass === 0 || rareMass >= cjkMass) return terms;
-  const scale = cjkMass / rareMass;
-  return terms.map((t) => (rare.includes(t) ? { ...t, weight: t.weight * scale } : t));
-}
-
-/** Per block of a part: 1 / its text's length normalisation, and HEADING_WEIGHT / its headings'. */
-interface Norms {
-  text: Float64Array;
-  head: Float64Array;
+/** A query term in every part: its id there, its live document frequency, postings already read. */
+interface Lookup {
+  ids: Array<number | undefined>;
+  df: number;
+  lists: Array<PostingList | undefined>;
 }
 
 /**
@@ -223,79 +273,143 @@ export class Bm25Index implements KeywordSide {
   readonly size: number;
   private readonly parts: readonly Bm25Part[];
   private readonly norms: readonly Norms[];
+  private readonly allLive: readonly boolean[];
 
   constructor(data: Bm25Data);
-  constructor(parts: readonly Bm25Part[], size: number);
-  constructor(data: Bm25Data | readonly Bm25Part[], size?: number) {
-    this.parts = Array.isArray(data) ? data : [{ data: data as Bm25Data, toGlobal: null }];
+  constructor(parts: readonly Bm25Part[], size: number, prepared?: PreparedNorms);
+  constructor(data: Bm25Data | readonly Bm25Part[], size?: number, prepared?: PreparedNorms) {
+    this.parts = Array.isArray(data) ? data : [{ data: inMemoryKeyword(data as Bm25Data), toGlobal: null }];
     this.size = size ?? (data as Bm25Data).docLengths.length;
-    let text = 0;
-    let head = 0;
-    for (const { data: d, toGlobal } of this.parts) {
-      for (let b = 0; b < d.docLengths.length; b++) {
-        if (toGlobal && toGlobal[b]! < 0) continue;
-        text += d.docLengths[b]!;
-        head += d.headLengths[b]!;
-      }
+    if (!prepared) {
+      const steps = normSteps(this.parts, this.size);
+      let r = steps.next();
+      while (!r.done) r = steps.next();
+      prepared = r.value;
     }
-    const avgText = this.size ? text / this.size : 0;
-    const avgHead = this.size ? head / this.size : 0;
-    // Worked out once per block, not once per posting: the inner loop is two multiplications.
-    this.norms = this.parts.map(({ data: d }) => {
-      const n = d.docLengths.length;
-      const norms: Norms = { text: new Float64Array(n), head: new Float64Array(n) };
-      for (let b = 0; b < n; b++) {
-        norms.text[b] = 1 / (1 - BM25_B + (BM25_B * d.docLengths[b]!) / avgText);
-        norms.head[b] = avgHead > 0 ? HEADING_WEIGHT / (1 - BM25_B + (BM25_B * d.headLengths[b]!) / avgHead) : 0;
-      }
-      return norms;
-    });
+    this.norms = prepared.norms;
+    this.allLive = prepared.allLive;
+  }
+
+  /**
+   * The same index, its per-block norms worked out in slices (`tick` between them): a million blocks'
+   * norms are three passes over a million numbers, one step too long for an extension host that must
+   * answer while a snapshot loads.
+   */
+  static async load(parts: readonly Bm25Part[], size: number, tick: () => Promise<void>): Promise<Bm25Index> {
+    const steps = normSteps(parts, size);
+    let r = steps.next();
+    while (!r.done) {
+      await tick();
+      r = steps.next();
+    }
+    return new Bm25Index(parts, size, r.value);
   }
 
   /** The top `k` blocks by score (score > 0; ties to the lower block), and any block's score. */
   search(query: string, k: number, allowed?: (block: number) => boolean): KeywordHits {
-    const scores = this.score(query, allowed);
-    return { ranked: topK(scores, k, 0).map((block) => ({ block, score: scores[block]! })), scoreOf: (block) => (scores[block]! > 0 ? scores[block]! : null) };
+    const terms = this.weighted(query).map(({ ids, lists, w, postings }) => ({
+      w,
+      postings,
+      list: (part: number) => {
+        const id = ids[part];
+        if (id === undefined) return undefined;
+        return (lists[part] ??= this.parts[part]!.data.postings(id));
+      },
+    }));
+    // The same ranking and scores as topK(this.score(query)), without walking every posting (bm25-topk.ts).
+    return keywordTopK(this.topKIndex(), terms, k, allowed);
   }
 
-  /** The term's id in each part (undefined: absent) and its document frequency over live blocks. */
-  private lookup(term: string): { ids: Array<number | undefined>; df: number } {
-    let df = 0;
-    const ids = this.parts.map(({ data, toGlobal }) => {
-      const id = termId(data.terms, term);
-      if (id === undefined) return undefined;
-      if (!toGlobal) df += data.offsets[id + 1]! - data.offsets[id]!;
-      else for (let p = data.offsets[id]!; p < data.offsets[id + 1]!; p++) if (toGlobal[data.blocks[p]!]! >= 0) df++;
-      return id;
-    });
-    return { ids, df };
+  private topK: TopKIndex | null = null;
+  /** What keywordTopK reads of this index; its accumulator and block locations made on first search. */
+  private topKIndex(): TopKIndex {
+    if (this.topK) return this.topK;
+    const { size, parts } = this;
+    let scratch: { acc: Float32Array; touched: Int32Array } | null = null;
+    const identity = parts.length === 1 && parts[0]!.toGlobal === null;
+    let partOf: Uint16Array | null = null;
+    let localOf: Int32Array | null = null;
+    const locate = () => {
+      if (partOf) return;
+      partOf = new Uint16Array(size);
+      localOf = new Int32Array(size);
+      parts.forEach(({ toGlobal, data }, i) => {
+        for (let local = 0; local < data.docLengths.length; local++) {
+          const g = toGlobal ? toGlobal[local]! : local;
+          if (g < 0) continue;
+          partOf![g] = i;
+          localOf![g] = local;
+        }
+      });
+    };
+    this.topK = {
+      size,
+      k1: BM25_K1,
+      parts: parts.map(({ toGlobal }, i) => ({ toGlobal, text: this.norms[i]!.text, head: this.norms[i]!.head, text32: Float32Array.from(this.norms[i]!.text), head32: Float32Array.from(this.norms[i]!.head) })),
+      partOf: (b) => (identity ? 0 : (locate(), partOf![b]!)),
+      localOf: (b) => (identity ? b : (locate(), localOf![b]!)),
+      scratch: () => (scratch ??= { acc: new Float32Array(size), touched: new Int32Array(size) }),
+    };
+    return this.topK;
   }
 
   /**
-   * BM25F scores of every block for the query's weighted terms (0 where no term matches); `allowed`
-   * limits the blocks considered (document frequencies stay the collection's).
+   * The query's terms that some live block holds, in the query's order (queryTerms), each with its
+   * BM25F weight w = weight · idf · (k1 + 1), its id in each part, its postings read so far, and how many.
    * idf = ln(1 + (N - df + 0.5) / (df + 0.5)).
    */
-  score(query: string, allowed?: (block: number) => boolean): Float64Array {
+  private weighted(query: string): Array<Lookup & { w: number; postings: number }> {
     const n = this.size;
-    const scores = new Float64Array(n);
-    const looked = new Map<string, { ids: Array<number | undefined>; df: number }>();
+    const looked = new Map<string, Lookup>();
     const find = (term: string) => {
       let l = looked.get(term);
       if (!l) looked.set(term, (l = this.lookup(term)));
       return l;
     };
     const terms = queryTerms(query, (t) => find(t).df > 0).map((t) => ({ ...t, idf: idfOf(n, find(t.term).df) }));
+    const out: Array<Lookup & { w: number; postings: number }> = [];
     for (const { term, weight, idf } of balanceMixed(terms)) {
-      const { ids, df } = find(term);
-      if (df === 0) continue;
-      const w = weight * idf * (BM25_K1 + 1);
+      const l = find(term);
+      if (l.df === 0) continue;
+      const postings = l.ids.reduce<number>((sum, id, i) => (id === undefined ? sum : sum + this.parts[i]!.data.count(id)), 0);
+      out.push({ ...l, w: weight * idf * (BM25_K1 + 1), postings });
+    }
+    return out;
+  }
+
+  /**
+   * The term's id in each part (undefined: absent), its document frequency over live blocks, and the
+   * postings read to count it (a part with replaced blocks), kept for scoring.
+   */
+  private lookup(term: string): Lookup {
+    let df = 0;
+    const lists: Array<PostingList | undefined> = [];
+    const ids = this.parts.map(({ data, toGlobal }, i) => {
+      const id = termId(data.terms, term);
+      if (id === undefined) return undefined;
+      if (!toGlobal || this.allLive[i]) df += data.count(id);
+      else {
+        const { blocks } = (lists[i] = data.postings(id));
+        for (let p = 0; p < blocks.length; p++) if (toGlobal[blocks[p]!]! >= 0) df++;
+      }
+      return id;
+    });
+    return { ids, df, lists };
+  }
+
+  /**
+   * BM25F scores of every block for the query's weighted terms (0 where no term matches); `allowed`
+   * limits the blocks considered (document frequencies stay the collection's).
+   */
+  score(query: string, allowed?: (block: number) => boolean): Float64Array {
+    const scores = new Float64Array(this.size);
+    for (const { ids, lists, w } of this.weighted(query)) {
       this.parts.forEach(({ data, toGlobal }, i) => {
         const id = ids[i];
         if (id === undefined) return;
-        const { offsets, blocks, tfs, headTfs } = data;
+        const { blocks, tfs, headTfs } = lists[i] ?? data.postings(id);
         const { text, head } = this.norms[i]!;
-        for (let p = offsets[id]!, end = offsets[id + 1]!; p < end; p++) {
+        for (let p = 0, end = blocks.length; p < end; p++) {
           const local = blocks[p]!;
           const b = toGlobal ? toGlobal[local]! : local;
           if (b < 0 || (allowed && !allowed(b))) continue;

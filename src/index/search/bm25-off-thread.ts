@@ -21,12 +21,14 @@ export async function buildBm25OffThread(texts: readonly string[], headings: rea
   if (!script) return buildBm25Yielding(texts, headings, signal);
   signal?.throwIfAborted();
   const worker = startWorker(script);
+  let onAbort: (() => void) | null = null;
   try {
     const reply = new Promise<Bm25WorkerResponse>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
       worker.once('exit', (code) => reject(new Error(`the keyword index worker exited with code ${code}`)));
-      signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+      onAbort = () => reject(signal!.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
     // Settled on every path (cancelled while slicing, or the worker ended after its answer).
     reply.catch(() => undefined);
@@ -41,6 +43,8 @@ export async function buildBm25OffThread(texts: readonly string[], headings: rea
     if (r.type === 'failed') throw new Error(`building the keyword index failed: ${r.message}`);
     return { terms: new PackedTerms(r.chars, r.starts), offsets: r.offsets, blocks: r.blocks, tfs: r.tfs, headTfs: r.headTfs, docLengths: r.docLengths, headLengths: r.headLengths };
   } finally {
+    // A build calls this once per batch with its one signal: the listener goes with the call.
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
     await worker.terminate();
   }
 }

@@ -1,25 +1,30 @@
 /**
  * Worker-thread entry: builds a keyword index off the main thread (the extension host must not stall on
  * tokenising and sorting a large collection). Bundled as dist/bm25-worker.js. Texts arrive in slices
- * (no single large clone on the sending thread); the index goes back with its arrays transferred.
+ * (no single large clone on the sending thread) and are indexed as they come (not kept); the index goes
+ * back with its arrays transferred.
  */
 import { isMainThread, parentPort } from 'node:worker_threads';
-import { buildBm25 } from './bm25-index';
+import { Bm25Builder } from './bm25-index';
 import { packTerms } from './term-table';
 import type { Bm25WorkerRequest, Bm25WorkerResponse } from './bm25-off-thread';
 
 const port = isMainThread ? null : parentPort;
 if (port) {
-  const texts: string[] = [];
-  const headings: string[] = [];
+  const builder = new Bm25Builder();
+  let failure: string | null = null;
   port.on('message', (m: Bm25WorkerRequest) => {
     if (m.type === 'slice') {
-      for (const t of m.texts) texts.push(t);
-      for (const h of m.headings) headings.push(h);
+      try {
+        if (failure === null) builder.add(m.texts, m.headings);
+      } catch (err) {
+        failure = err instanceof Error ? err.message : String(err);
+      }
       return;
     }
     try {
-      const d = buildBm25(texts, headings);
+      if (failure !== null) throw new Error(failure);
+      const d = builder.finish();
       const { chars, starts } = packTerms(d.terms);
       const reply: Bm25WorkerResponse = { type: 'built', chars, starts, offsets: d.offsets, blocks: d.blocks, tfs: d.tfs, headTfs: d.headTfs, docLengths: d.docLengths, headLengths: d.headLengths };
       port.postMessage(reply, [chars.buffer, starts.buffer, d.offsets.buffer, d.blocks.buffer, d.tfs.buffer, d.headTfs.buffer, d.docLengths.buffer, d.headLengths.buffer] as ArrayBuffer[]);

@@ -28,3 +28,10 @@ export interface VectorSide {
   /** The `k` blocks most similar to the vector (cosine), best first, ties to the lower block; `allowed` limits the blocks. */
   search(vector: Float32Array, k: number, allowed?: (block: number) => boolean): RankedBlock[];
 }
+
+/** One term's postings in one part: block numbers (ascending) and the two field frequencies. */
+export interface PostingList {
+  blocks: Uint32Array;
+  tfs: Uint16Array;
+  headTfs: Uint16Array;
+}

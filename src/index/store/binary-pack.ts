@@ -8,25 +8,29 @@ import { readSmallOrWhole, writeDurable } from '../../common/durable-write';
  * aligned, little-endian. Used for the keyword index; arrays are views on one read buffer. Version 2:
  * keyword packs carry their terms as arrays (termChars, termStarts), not as a JSON list in the header
  * (version 1, still read). Version 3: keyword packs carry a headings field (headTfs, headLengths);
- * versions 1 and 2, which have none, still read.
+ * versions 1 and 2, which have none, still read. Version 4: sections may also be f64 and u8 (a
+ * segment's block table: text offsets past 4 GiB); the keyword pack of a format-2 segment keeps its
+ * postings in a file of their own (segment-store.ts).
  */
-export const PACK_FORMAT_VERSION = 3;
+export const PACK_FORMAT_VERSION = 4;
 const MAGIC = 'DQPK';
 
-type ArrayType = 'u32' | 'u16' | 'f32';
-type Typed = Uint32Array | Uint16Array | Float32Array;
+type ArrayType = 'u32' | 'u16' | 'u8' | 'f32' | 'f64';
+export type Typed = Uint32Array | Uint16Array | Uint8Array | Float32Array | Float64Array;
 
-const CTOR = { u32: Uint32Array, u16: Uint16Array, f32: Float32Array } as const;
+const CTOR = { u32: Uint32Array, u16: Uint16Array, u8: Uint8Array, f32: Float32Array, f64: Float64Array } as const;
 
 /** The header as it must be once its version is known to be readable (a damaged one threw TypeErrors and RangeErrors). */
 const PackHeader = z.object({
   formatVersion: z.number().int().min(1),
   meta: z.unknown(),
-  sections: z.array(z.object({ name: z.string(), type: z.enum(['u32', 'u16', 'f32']), offset: z.number().int().min(0), length: z.number().int().min(0) })),
+  sections: z.array(z.object({ name: z.string(), type: z.enum(['u32', 'u16', 'u8', 'f32', 'f64']), offset: z.number().int().min(0), length: z.number().int().min(0) })),
 });
 function typeOf(a: Typed): ArrayType {
   if (a instanceof Uint32Array) return 'u32';
   if (a instanceof Uint16Array) return 'u16';
+  if (a instanceof Uint8Array) return 'u8';
+  if (a instanceof Float64Array) return 'f64';
   return 'f32';
 }
 
@@ -59,14 +63,25 @@ export async function writePack(file: string, meta: unknown, arrays: Record<stri
   }
 }
 
-export async function readPack(file: string): Promise<{ formatVersion: number; meta: unknown; arrays: Record<string, Typed> }> {
-  let buf: Buffer;
+export async function readPack(file: string): Promise<DecodedPack> {
+  let bytes: Uint8Array;
   try {
-    const bytes = await readSmallOrWhole(file);
-    buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    bytes = await readSmallOrWhole(file);
   } catch (err) {
     throw new StoreError('store_io', `cannot read ${file}: ${errorMessage(err)}`, { cause: err });
   }
+  return decodePack(bytes, file);
+}
+
+export interface DecodedPack {
+  formatVersion: number;
+  meta: unknown;
+  arrays: Record<string, Typed>;
+}
+
+/** A pack's arrays as views on `bytes` (which must start 8-byte aligned in its buffer); `file` names it in errors. */
+export function decodePack(bytes: Uint8Array, file: string): DecodedPack {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (buf.length < 8 || buf.toString('latin1', 0, 4) !== MAGIC) throw new StoreError('store_corrupt', `${file} is not a DocQA pack file`);
   const hlen = buf.readUInt32LE(4);
   let json: unknown;

@@ -10,22 +10,23 @@ import { FileMemo } from '../ingest/file-memo';
 import type { IngestPool } from '../ingest/ingest-pool';
 import { ingestSources } from '../ingest/ingest-sources';
 import type { PauseGate } from '../ingest/pause-gate';
-import type { Document, IngestOptions } from '../model';
-import { keywordFields } from '../search/bm25-index';
-import { buildBm25OffThread } from '../search/bm25-off-thread';
+import type { IngestOptions } from '../model';
 import { FUSION_DEPTH, RRF_K } from '../search/hybrid-search';
 import { KEYWORD_TOKENIZER_NAME } from '../search/keyword-tokenizer';
-import { embedDocuments } from './build/embed-phase';
-import { type Carried, carryOver, planSegments, reuseLevel, segmentsIntact } from './build/reuse-phase';
+import { EmbedSession } from './build/embed-phase';
+import { CarrySource, planSegments, reuseLevel, segmentsIntact } from './build/reuse-phase';
+import { finishManifest, manifestEntries, writeManifest } from './build/write-phase';
+import { DocumentSpool, type SpooledDocument } from './build/document-spool';
+import { scratchDir, writeNewSegment } from './build/segment-phase';
+import { CURRENT_SEGMENT_FORMAT } from './segment-format';
 import { PARSE_VERSION, reparseReason } from '../blocks/parse-version';
-import { assembleMatrix, byDocId, finishManifest, manifestEntries, writeManifest } from './build/write-phase';
 import { removeTree } from './remove-tree';
 import { DEFAULT_RETENTION, type RetentionPolicy, applyRetention } from './retention';
-import { linkSegment, newSegmentId, segmentDir, writeSegment } from './segment-store';
+import { linkSegment, newSegmentId, segmentDir } from './segment-store';
 import { type ManifestDocument, type ManifestEmbedding, type ManifestSegment, SNAPSHOT_FORMAT_VERSION, type SnapshotManifest } from './snapshot-manifest';
 import { BUILDING_SUFFIX, DELETING_SUFFIX, FILES, pointActiveTo, readActiveId, readManifest } from './snapshot-store';
 import { StagedFolder } from './staged-folder';
-import { type EgressPlan, egressPlan, readConsents, recordConsent } from './egress-consent';
+import { type EgressItem, type EgressPlan, egressPlan, readConsents, recordConsent } from './egress-consent';
 import { DocQaError } from '../../common/errors';
 
 export { DEFAULT_RETENTION, type RetentionPolicy, applyRetention } from './retention';
@@ -60,6 +61,11 @@ export interface BuildOptions {
    * build stops (egress_declined, nothing sent) unless it answers true. Without it, nothing is asked.
    */
   confirmEgress?: (plan: EgressPlan) => Promise<boolean>;
+  /**
+   * Blocks per batch of the new segment (default BATCH_BLOCKS): what the build holds at once. The
+   * snapshot is the same byte for byte whatever the batches (tested with tiny ones).
+   */
+  batchBlocks?: number;
   /** Told instead of asked when the embedding endpoint is on this machine (the plan's `local`): nothing leaves it. */
   onLocalEgress?: (plan: EgressPlan) => void;
   /** The embedding endpoint is a local model server on this machine (see EgressPlan.local). */
@@ -99,7 +105,7 @@ async function sweepLeftovers(dir: DataDir): Promise<void> {
 }
 
 /** The first build that would send a source's text to this embedding host asks, and remembers the answer. */
-async function askBeforeSending(dir: DataDir, toEmbed: readonly Document[], manifest: SnapshotManifest, opts: BuildOptions): Promise<void> {
+async function askBeforeSending(dir: DataDir, toEmbed: ReadonlyArray<EgressItem>, manifest: SnapshotManifest, opts: BuildOptions): Promise<void> {
   if (!opts.confirmEgress || opts.embedding.provider === 'none') return;
   const plan = egressPlan(toEmbed, manifest.sources, manifest.skipped, await readConsents(dir), opts.embedding.base_url, opts.embedding.model, opts.localEmbedding === true);
   if (!plan) return;
@@ -173,77 +179,98 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
         // A parent whose segment files were damaged or removed by hand is not built upon: a full build.
         const reuse = parentManifest && segmentsIntact(parentFolder, parentManifest) ? reuseLevel(parentManifest, opts) : 'none';
         const progress = { bytes: 0, blocks: 0, embedding_tokens: 0 };
-        const ingest = await ingestSources<ManifestDocument>(dir, opts.ingest, {
-          signal: opts.signal,
-          pool: opts.pool,
-          previous: reuse === 'none' ? undefined : new Map(parentManifest!.documents.map((d) => [d.path, d])),
-          trustMtimeBefore: parentManifest ? Date.parse(parentManifest.created_at) - MTIME_GRANULARITY_MS : undefined,
-          gate: opts.gate,
-          staged,
-          onProgress: (p) => {
-            progress.bytes = p.bytes;
-            progress.blocks = p.blocks;
-            opts.onProgress?.({ stage: 'ingest', done: p.done, total: p.total, ...progress });
-          },
-        });
+        // Parsed documents wait on disk until their batch is written: memory follows the batch.
+        const scratch = scratchDir(work);
+        await fs.mkdir(scratch, { recursive: true });
+        const spool = await DocumentSpool.create(path.join(scratch, 'documents.spool'));
+        let ingest;
+        try {
+          ingest = await ingestSources<ManifestDocument, SpooledDocument>(dir, opts.ingest, {
+            signal: opts.signal,
+            pool: opts.pool,
+            previous: reuse === 'none' ? undefined : new Map(parentManifest!.documents.map((d) => [d.path, d])),
+            trustMtimeBefore: parentManifest ? Date.parse(parentManifest.created_at) - MTIME_GRANULARITY_MS : undefined,
+            gate: opts.gate,
+            staged,
+            keep: (doc) => spool.put(doc),
+            onProgress: (p) => {
+              progress.bytes = p.bytes;
+              progress.blocks = p.blocks;
+              opts.onProgress?.({ stage: 'ingest', done: p.done, total: p.total, ...progress });
+            },
+          });
+        } catch (err) {
+          await spool.dispose();
+          throw err;
+        }
         manifest.sources = ingest.sources;
         manifest.skipped = ingest.skipped;
         const failed = [...ingest.failed_documents];
-        const plan = planSegments(ingest.reused, reuse, parentManifest, ingest.documents.reduce((n, d) => n + d.blocks.length, 0));
+        const plan = planSegments(ingest.reused, reuse, parentManifest, ingest.documents.reduce((n, d) => n + d.blocks, 0));
         const dimsOfParent = reuse === 'segments' && parentManifest!.embedding.provider !== 'none' ? parentManifest!.embedding.dimensions : null;
-        const carried = await carryOver(parentFolder, plan.rewrite, dimsOfParent);
+        const carry = new CarrySource(parentFolder, new Map((parentManifest?.segments ?? []).map((sg) => [sg.id, sg])), dimsOfParent);
         manifest.stats.durations_ms.ingest = Math.round(performance.now() - t);
 
-        t = performance.now();
-        // Documents of the new segment: carried ones with their vector rows, and the rest, embedded.
-        const needsEmbedding = (c: Carried) => opts.embedding.provider !== 'none' && !c.rows;
-        let fresh: Document[] = [...ingest.documents, ...carried.filter(needsEmbedding).map((c) => c.doc)];
-        const withRows = carried.filter((c) => !needsEmbedding(c)).map((c) => c.doc);
-        const rowsOf = new Map<string, Float32Array>();
-        for (const c of carried) if (c.rows) rowsOf.set(c.doc.doc_id, c.rows);
-        let vectorsByDoc = new Map<string, Float32Array[]>();
-        let dims: number | null = dimsOfParent;
+        let session: EmbedSession | null = null;
         if (opts.embedding.provider !== 'none') {
-          await askBeforeSending(dir, fresh, manifest, opts);
-          const e = await embedDocuments(dir, fresh, opts.embedding, opts.embeddingApiKey, failed, {
+          // Everything that will be sent: parsed documents, and carried ones whose rows cannot be reused.
+          const toEmbed = [...ingest.documents, ...(dimsOfParent === null ? plan.rewrite.map((r) => ({ source_label: r.source_label, blocks: r.previous.blocks, tokens: r.previous.tokens })) : [])];
+          try {
+            await askBeforeSending(dir, toEmbed, manifest, opts);
+          } catch (err) {
+            await spool.dispose();
+            throw err;
+          }
+          session = new EmbedSession(dir, opts.embedding, opts.embeddingApiKey, failed, {
             signal: opts.signal,
             gate: opts.gate,
             onProgress: (p) => {
               progress.embedding_tokens = p.tokens;
               opts.onProgress?.({ stage: 'embed', done: p.done, total: p.total, ...progress });
             },
-          });
-          fresh = e.kept;
-          vectorsByDoc = e.vectorsByDoc;
-          dims = e.dims ?? dims;
-          const carriedBlocks = carried.reduce((n, c) => n + (c.rows ? c.doc.blocks.length : 0), 0);
-          manifest.embedding = embeddingInfo(dims);
-          Object.assign(manifest.stats, { embedded_blocks: e.embedded, cached_embeddings: e.cached + plan.linkedBlocks + carriedBlocks, embedding_tokens: e.tokens, embedding_requests: e.requests });
+          }, toEmbed.length);
+        }
+        const newSegment = newSegmentId(now.getTime());
+        let batchesTotal = 0;
+        const built = await writeNewSegment({
+          staged,
+          folder: segmentDir(work, newSegment),
+          scratch: path.join(scratch, newSegment),
+          fresh: ingest.documents,
+          spool,
+          rewrite: plan.rewrite,
+          carry,
+          carriedDims: dimsOfParent,
+          embed: session,
+          batchBlocks: opts.batchBlocks,
+          signal: opts.signal,
+          // Embedding is the long part of a batch when there is any; else the keyword index is.
+          // (keyword-only: each batch is a step of 'index'; the merge of their keyword indexes ends it).
+          onBatch: (done, total) => {
+            batchesTotal = total;
+            if (!session) opts.onProgress?.({ stage: 'index', done, total, ...progress });
+          },
+          onFinishing: () => opts.onProgress?.({ stage: 'index', done: session ? 0 : batchesTotal, total: session ? 1 : Math.max(1, batchesTotal), ...progress }),
+        });
+        await fs.rm(scratch, { recursive: true, force: true });
+        if (built.embedding) {
+          const e = built.embedding;
+          manifest.embedding = embeddingInfo(e.dims ?? built.dims ?? dimsOfParent);
+          Object.assign(manifest.stats, { embedded_blocks: e.embedded, cached_embeddings: e.cached + plan.linkedBlocks + built.carriedBlocks, embedding_tokens: e.tokens, embedding_requests: e.requests });
           progress.embedding_tokens = e.tokens;
         }
-        manifest.stats.durations_ms.embed = Math.round(performance.now() - t);
+        manifest.stats.durations_ms.embed = Math.round(built.durations.embed);
+        manifest.stats.durations_ms.index = Math.round(built.durations.index);
 
         opts.signal?.throwIfAborted();
         t = performance.now();
-        opts.onProgress?.({ stage: 'index', done: 0, total: 1, ...progress });
-        const newDocs = [...withRows, ...fresh].sort(byDocId);
-        const { texts, headings } = keywordFields(newDocs);
-        const bm25 = newDocs.length ? await buildBm25OffThread(texts, headings, opts.signal) : null;
-        manifest.stats.durations_ms.index = Math.round(performance.now() - t);
-
-        t = performance.now();
         opts.onProgress?.({ stage: 'write', done: 0, total: 1, ...progress });
         const withVectors = manifest.embedding.provider !== 'none';
-        for (const sg of plan.kept) await linkSegment(staged, segmentDir(parentFolder, sg.id), segmentDir(work, sg.id), withVectors);
+        for (const sg of plan.kept) await linkSegment(staged, segmentDir(parentFolder, sg.id), segmentDir(work, sg.id), sg.format, withVectors);
         const segments: ManifestSegment[] = plan.kept.map((sg) => ({ ...sg }));
-        const newSegment = newSegmentId(now.getTime());
-        if (bm25) {
-          const matrix = manifest.embedding.provider === 'none' ? null : assembleMatrix(newDocs, manifest.embedding.dimensions, rowsOf, vectorsByDoc);
-          await writeSegment(staged, segmentDir(work, newSegment), newDocs, bm25, matrix);
-          segments.push({ id: newSegment, documents: newDocs.length, blocks: texts.length });
-        }
-        manifest.stats.durations_ms.write = Math.round(performance.now() - t);
-        finishManifest(manifest, manifestEntries(plan.kept, plan.stays, plan.rewrite, newDocs, newSegment, ingest.mtimes), segments, failed);
+        if (built.segment) segments.push({ id: newSegment, format: CURRENT_SEGMENT_FORMAT, ...built.segment });
+        manifest.stats.durations_ms.write = Math.round(built.durations.write + performance.now() - t);
+        finishManifest(manifest, manifestEntries(plan.kept, plan.stays, plan.rewrite, built.written, newSegment, ingest.mtimes), segments, failed);
         await writeManifest(staged, manifest);
         // Every file of the snapshot is durable before its folder is renamed into view.
         // Nothing becomes visible (registry, snapshot, pointer) unless this build still holds the lock.

@@ -82,11 +82,14 @@ export async function recordConsent(dir: DataDir, plan: EgressPlan, at: Date): P
   await writeVersioned(consentFile(dir), { formatVersion: EGRESS_CONSENT_FORMAT_VERSION, consents: sortConsents([...kept, ...added]) });
 }
 
+/** A document about to be embedded: parsed, or as a build keeps it (its source, block and token counts). */
+export type EgressItem = Pick<Document, 'source_label' | 'blocks'> | { source_label: string; blocks: number; tokens: number };
+
 /**
  * The documents about to be embedded that belong to sources not yet agreed for this endpoint (its
  * origin), counted per source; null when there are none (nothing new leaves the machine).
  */
-export function egressPlan(toEmbed: readonly Document[], sources: readonly Source[], skipped: readonly SkippedEntry[], consents: readonly EgressConsent[], baseUrl: string, model: string, local = false): EgressPlan | null {
+export function egressPlan(toEmbed: ReadonlyArray<EgressItem>, sources: readonly Source[], skipped: readonly SkippedEntry[], consents: readonly EgressConsent[], baseUrl: string, model: string, local = false): EgressPlan | null {
   const host = endpointHost(baseUrl);
   const origin = endpointOrigin(baseUrl);
   const agreed = new Set(consents.filter((c) => c.origin === origin).map((c) => c.source_id));
@@ -97,8 +100,13 @@ export function egressPlan(toEmbed: readonly Document[], sources: readonly Sourc
     if (!s || agreed.has(s.id)) continue;
     const row = per.get(s.id) ?? { id: s.id, label: s.label, path: s.path, files: 0, blocks: 0, tokens: 0 };
     row.files += 1;
-    row.blocks += d.blocks.length;
-    row.tokens += d.blocks.reduce((n, b) => n + b.token_count, 0);
+    if ('tokens' in d) {
+      row.blocks += d.blocks;
+      row.tokens += d.tokens;
+    } else {
+      row.blocks += d.blocks.length;
+      row.tokens += d.blocks.reduce((n, b) => n + b.token_count, 0);
+    }
     per.set(s.id, row);
   }
   if (per.size === 0) return null;

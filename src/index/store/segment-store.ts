@@ -3,25 +3,27 @@ import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Bm25Data } from '../search/bm25-index';
-import { encodePack, readPack } from './binary-pack';
+import { readPack } from './binary-pack';
+import { SEGMENT_FILES_1, type SegmentFormat, segmentFileNames } from './segment-format';
 import { StoreError, errorMessage } from '../../common/errors';
 import { readVersioned } from '../../common/json-file';
 import type { Document } from '../model';
-import { DocumentsPayload, SEGMENT_FORMAT_VERSION, segmentFormatFor } from './snapshot-manifest';
+import { DocumentsPayload, SEGMENT_FORMAT_VERSION } from './snapshot-manifest';
 import type { StagedFolder } from './staged-folder';
-import { PackedTerms, type TermTable, packTerms } from '../search/term-table';
+import { PackedTerms, type TermTable } from '../search/term-table';
 import { SMALL_FILE_BYTES } from '../../common/durable-write';
 import { readFully, readFullySync } from '../../common/read-file';
 
 /**
- * A segment is one immutable set of index files for some documents: `documents.json` (the documents,
- * doc_id order, blocks contiguous), `keyword.pack` (their BM25F postings over text and headings, local
- * block numbers) and `vectors.f32` (their L2-normalised rows, same order; absent in keyword-only
- * snapshots). A snapshot holds its segments in `segments/<segment id>/`; segments the parent already had
- * are hard-linked into the new snapshot, never copied or rewritten, so each snapshot folder stays
- * complete on its own and deleting one never breaks another.
+ * A segment is one immutable set of index files for some documents (doc_id order, blocks contiguous):
+ * their texts and structure, their BM25F postings over text and headings (local block numbers) and
+ * their L2-normalised vector rows (absent in keyword-only snapshots); which files, by its format, is in
+ * segment-format.ts. Format 2 is written by segment-writer.ts and read by segment-reader.ts; this file
+ * reads format 1 and what both share. A snapshot holds its segments in `segments/<segment id>/`;
+ * segments the parent already had are hard-linked into the new snapshot, never copied or rewritten, so
+ * each snapshot folder stays complete on its own and deleting one never breaks another.
  */
-export const SEGMENT_FILES = { documents: 'documents.json', keyword: 'keyword.pack', vectors: 'vectors.f32' } as const;
+export const SEGMENT_FILES = SEGMENT_FILES_1;
 
 export function segmentDir(snapshotFolder: string, segmentId: string): string {
   return path.join(snapshotFolder, 'segments', segmentId);
@@ -32,21 +34,6 @@ export function newSegmentId(now = Date.now()): string {
   return `g${now.toString(36)}-${crypto.randomBytes(3).toString('hex')}`;
 }
 
-/** Writes a segment's files into a staged snapshot folder (made durable by its `sync()`). */
-export async function writeSegment(staged: StagedFolder, folder: string, documents: readonly Document[], bm25: Bm25Data, matrix: Float32Array | null): Promise<void> {
-  const write = async (name: string, content: string | Uint8Array) => {
-    try {
-      await staged.write(path.join(folder, name), content);
-    } catch (err) {
-      throw new StoreError('store_io', `cannot write ${path.join(folder, name)}: ${errorMessage(err)}`, { cause: err });
-    }
-  };
-  await write(SEGMENT_FILES.documents, `${JSON.stringify({ formatVersion: segmentFormatFor(documents), documents })}\n`);
-  const terms = packTerms(bm25.terms);
-  await write(SEGMENT_FILES.keyword, encodePack({}, { termChars: terms.chars, termStarts: terms.starts, offsets: bm25.offsets, blocks: bm25.blocks, tfs: bm25.tfs, headTfs: bm25.headTfs, docLengths: bm25.docLengths, headLengths: bm25.headLengths }));
-  if (matrix) await write(SEGMENT_FILES.vectors, new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength));
-}
-
 /** Errors for which a hard link cannot be made but a copy can (other device, file system without links). */
 const NO_LINK = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK', 'ENOSYS']);
 
@@ -54,9 +41,9 @@ const NO_LINK = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK', 'E
  * Makes a parent's segment part of a staged snapshot: a hard link per file (a copy where links are
  * impossible). The parent's files are durable already; the new entries are synced with the folder.
  */
-export async function linkSegment(staged: StagedFolder, fromFolder: string, toFolder: string, withVectors: boolean): Promise<void> {
+export async function linkSegment(staged: StagedFolder, fromFolder: string, toFolder: string, format: SegmentFormat, withVectors: boolean): Promise<void> {
   staged.mkdir(toFolder);
-  const names = [SEGMENT_FILES.documents, SEGMENT_FILES.keyword, ...(withVectors ? [SEGMENT_FILES.vectors] : [])];
+  const names = segmentFileNames(format, withVectors);
   for (const name of names) {
     const from = path.join(fromFolder, name);
     const to = path.join(toFolder, name);

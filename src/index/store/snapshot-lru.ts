@@ -1,9 +1,12 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { DataDir } from '../../common/data-dir';
-import { type LoadedSnapshot, loadSnapshot } from './snapshot-store';
+import { FILES, type LoadedSnapshot, loadSnapshot } from './snapshot-store';
 
 /**
  * Open snapshots kept in memory, least recently used evicted first. A snapshot is immutable once built,
- * so a loaded copy never goes stale; concurrent requests for one id share one load.
+ * so a loaded copy never goes stale while its folder is there; concurrent requests for one id share
+ * one load.
  */
 export class SnapshotLru {
   private readonly open = new Map<string, Promise<LoadedSnapshot>>();
@@ -15,6 +18,12 @@ export class SnapshotLru {
 
   get(id: string): Promise<LoadedSnapshot> {
     let p = this.open.get(id);
+    // A loaded snapshot reads some of its files on demand (postings, float32 rows): one deleted since it
+    // was loaded is loaded again, which says it is gone, instead of failing halfway through a search.
+    if (p && !fs.existsSync(path.join(this.dir.snapshotDir(id), FILES.manifest))) {
+      this.open.delete(id);
+      p = undefined;
+    }
     if (p) {
       this.open.delete(id);
       this.open.set(id, p);

@@ -4,18 +4,22 @@ import { SkippedEntry } from '../sources/secret-files';
 import { Source } from '../sources/sources';
 
 /**
- * 2: a snapshot is a list of segments (each its own documents, keyword index and vectors), shared with
- * the parent by hard link; 1 had one set of files at the snapshot's root and is no longer read.
+ * 3: each segment says its format (segment-format.ts): 2 for those this DocQA writes (int8 vectors,
+ * documents and blocks in bounded pieces, postings read per term). 2: a snapshot is a list of segments
+ * (each its own documents, keyword index and vectors), shared with the parent by hard link; still read,
+ * its segments being of format 1. 1 had one set of files at the snapshot's root and is no longer read.
  */
-export const SNAPSHOT_FORMAT_VERSION = 2;
+export const SNAPSHOT_FORMAT_VERSION = 3;
+/** Manifests of this version are read as well (their segments are of format 1). */
+export const OLDEST_READ_SNAPSHOT_FORMAT = 2;
 /**
- * The files inside one segment (documents.json is `{formatVersion, documents}`). 2: blocks and sections
- * may carry the locations of the rendered formats (`paragraphs`, `chapter`, `slide`: Word, web pages,
- * e-books, slides). A segment without any is still written as 1, which every DocQA reads, so a rollback
- * to a release before these formats keeps reading snapshots of notes and PDFs; one with them says it
- * needs a newer DocQA instead of failing as corrupt.
+ * documents.json of a format-1 segment is `{formatVersion, documents}`: 1, or 2 when its blocks and
+ * sections carry the locations of the rendered formats (`paragraphs`, `chapter`, `slide`), as DocQA
+ * wrote them before format-2 segments. Both are read; neither is written any more.
  */
 export const SEGMENT_FORMAT_VERSION = 2;
+/** documents.jsonl of a format-2 segment starts with a `{formatVersion: 2}` line. */
+export const SEGMENT_FORMAT_VERSION_2 = 2;
 
 export const SnapshotState = z.enum(['building', 'ready', 'ready_partial', 'failed']);
 export type SnapshotState = z.infer<typeof SnapshotState>;
@@ -49,6 +53,8 @@ export type ManifestDocument = z.infer<typeof ManifestDocument>;
 
 export const ManifestSegment = z.object({
   id: z.string().regex(/^g[0-9a-z-]+$/),
+  /** Which files the segment has (segment-format.ts); absent in manifests of format 2, whose segments are all of format 1. */
+  format: z.union([z.literal(1), z.literal(2)]).default(1),
   /** Every document and block the segment's files hold, live or replaced. */
   documents: z.number().int().min(0),
   blocks: z.number().int().min(0),
@@ -56,7 +62,8 @@ export const ManifestSegment = z.object({
 export type ManifestSegment = z.infer<typeof ManifestSegment>;
 
 export const SnapshotManifest = z.object({
-  formatVersion: z.literal(SNAPSHOT_FORMAT_VERSION),
+  /** As on disk: 2 for a snapshot an older DocQA wrote (read as is, never rewritten), 3 for one this DocQA wrote. */
+  formatVersion: z.union([z.literal(OLDEST_READ_SNAPSHOT_FORMAT), z.literal(SNAPSHOT_FORMAT_VERSION)]),
   id: z.string(),
   parent: z.string().nullable(),
   state: SnapshotState,
@@ -96,15 +103,8 @@ export type SnapshotManifest = z.infer<typeof SnapshotManifest>;
 
 export const DocumentsPayload = z.object({ formatVersion: z.union([z.literal(1), z.literal(SEGMENT_FORMAT_VERSION)]), documents: z.array(Document) });
 
-const LINE_OR_PAGE = new Set(['lines', 'page']);
-
-/** The oldest segment format that can hold these documents (see SEGMENT_FORMAT_VERSION). */
-export function segmentFormatFor(documents: readonly Document[]): 1 | typeof SEGMENT_FORMAT_VERSION {
-  for (const d of documents) {
-    if (d.blocks.some((b) => !LINE_OR_PAGE.has(b.location.kind))) return SEGMENT_FORMAT_VERSION;
-    if (d.sections.some((s) => s.location !== null && !LINE_OR_PAGE.has(s.location.kind))) return SEGMENT_FORMAT_VERSION;
-  }
-  return 1;
-}
+/** A line of a format-2 segment's documents.jsonl: a document without its blocks (in blocks.pack and text.bin), which are counted. */
+export const StoredDocument = Document.omit({ blocks: true }).extend({ blocks: z.number().int().min(0) });
+export type StoredDocument = z.infer<typeof StoredDocument>;
 
 export const ActivePointer = z.object({ formatVersion: z.literal(1), snapshot_id: z.string() });

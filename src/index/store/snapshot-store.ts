@@ -2,14 +2,20 @@ import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { type Bm25Data, Bm25Index } from '../search/bm25-index';
+import { Bm25Index, type KeywordData, inMemoryKeyword } from '../search/bm25-index';
 import type { DataDir } from '../../common/data-dir';
 import { DocQaError, StoreError, errorMessage } from '../../common/errors';
 import { parseOrCorrupt, readVersioned, writeVersioned } from '../../common/json-file';
 import type { Document } from '../model';
-import { ActivePointer, SNAPSHOT_FORMAT_VERSION, SnapshotManifest } from './snapshot-manifest';
-import { type RowRun, readSegmentDocuments, readSegmentKeyword, scatterSegmentVectors, segmentDir } from './segment-store';
-import { VectorIndex } from '../search/vector-index';
+import { ActivePointer, type ManifestSegment, OLDEST_READ_SNAPSHOT_FORMAT, SNAPSHOT_FORMAT_VERSION, SnapshotManifest } from './snapshot-manifest';
+import { readSegmentDocuments, readSegmentKeyword, scatterSegmentVectors, segmentDir } from './segment-store';
+import { FileRows, readCodes, readSegmentDocuments2, readSegmentKeyword2 } from './segment-reader';
+import { SEGMENT_FILES_2, type SegmentFormat } from './segment-format';
+import { type Int8Scorer, allocateInt8, maxShardRows } from '../search/dot-kernel';
+import { QuantizedVectors, type VectorShard } from '../search/quantized-vectors';
+import { quantizeRows } from '../search/quantize';
+import { Slicer } from '../../common/slicer';
+import { PostingsCache } from './postings-cache';
 import { isPinned } from './snapshot-pins';
 import { removeTree } from './remove-tree';
 
@@ -27,9 +33,10 @@ export async function readManifest(dir: DataDir, id: string): Promise<SnapshotMa
   const file = path.join(dir.snapshotDir(id), FILES.manifest);
   const raw = await readVersioned(file, SNAPSHOT_FORMAT_VERSION, z.looseObject({ formatVersion: z.number() }));
   if (!raw) return null;
-  if (raw.formatVersion < SNAPSHOT_FORMAT_VERSION) {
+  if (raw.formatVersion < OLDEST_READ_SNAPSHOT_FORMAT) {
     throw new StoreError('store_old_version', `snapshot ${id} was written by an older DocQA (format ${raw.formatVersion}, now ${SNAPSHOT_FORMAT_VERSION}); run \`docqa index\` to build a current one, or delete it`);
   }
+  // Format 2 is format 3 with every segment of format 1 (the schema's default).
   return parseOrCorrupt(file, SnapshotManifest, raw);
 }
 
@@ -105,7 +112,7 @@ export interface LoadedSnapshot {
   /** Per document, its global block range [start, end). */
   docRanges: Array<readonly [number, number]>;
   bm25: Bm25Index;
-  vectors: VectorIndex | null;
+  vectors: QuantizedVectors | null;
 }
 
 export function globalBlockOrder(documents: readonly Document[]): { blockRefs: Array<readonly [number, number]>; docRanges: Array<readonly [number, number]> } {
@@ -121,74 +128,150 @@ export function globalBlockOrder(documents: readonly Document[]): { blockRefs: A
 
 interface LoadedSegment {
   documents: Document[];
-  bm25: Bm25Data;
+  /** Each document's block count (a format-2 segment's blocks are made only when read). */
+  blockCounts: number[];
+  keyword: KeywordData;
+  /** Blocks the segment's files hold (live or not). */
+  blocks: number;
   folder: string;
+  format: SegmentFormat;
 }
 
+async function loadSegment(id: string, root: string, seg: ManifestSegment, slicer: Slicer, postings: PostingsCache): Promise<LoadedSegment> {
+  const folder = segmentDir(root, seg.id);
+  let documents: Document[];
+  let blockCounts: number[];
+  let keyword: KeywordData;
+  if (seg.format === 2) {
+    ({ documents, blockCounts } = await readSegmentDocuments2(folder, seg.blocks, slicer));
+    await slicer.tick();
+    keyword = await readSegmentKeyword2(folder, seg.blocks, postings);
+    await slicer.tick();
+  } else {
+    const [docs, bm25] = await Promise.all([readSegmentDocuments(folder), readSegmentKeyword(folder)]);
+    documents = docs;
+    blockCounts = docs.map((d) => d.blocks.length);
+    keyword = inMemoryKeyword(bm25);
+  }
+  const blocks = blockCounts.reduce((n, c) => n + c, 0);
+  if (documents.length !== seg.documents || blocks !== seg.blocks || keyword.docLengths.length !== blocks) {
+    throw new StoreError('store_corrupt', `snapshot ${id}: segment ${seg.id} holds ${documents.length} documents / ${blocks} blocks (keyword index: ${keyword.docLengths.length}), the manifest says ${seg.documents} / ${seg.blocks}`);
+  }
+  return { documents, blockCounts, keyword, blocks, folder, format: seg.format };
+}
+
+/** Rows of a format-1 segment quantised per read: 16 MB of float32 at 1,024 dimensions. */
+const QUANTIZE_ROWS = 4096;
+
+/**
+ * A segment's rows as int8 shards (at most maxShardRows each, one WebAssembly memory per shard):
+ * read from vectors.q8 (format 2), or quantised at load from vectors.f32 (format 1, which has no
+ * codes). Either way the exact rows stay in vectors.f32, read when a query rescores its candidates.
+ */
+async function loadShards(seg: LoadedSegment, dims: number, toGlobal: Int32Array | null, base: number, slicer: Slicer): Promise<VectorShard[]> {
+  const file = path.join(seg.folder, SEGMENT_FILES_2.vectors);
+  const per = maxShardRows(dims);
+  const shards: VectorShard[] = [];
+  for (let first = 0; first < seg.blocks; first += per) {
+    const rows = Math.min(per, seg.blocks - first);
+    let scorer: Int8Scorer;
+    if (seg.format === 2) scorer = await readCodes(seg.folder, seg.blocks, dims, first, rows);
+    else {
+      scorer = allocateInt8(rows, dims);
+      const piece = new Float32Array(Math.min(rows, QUANTIZE_ROWS) * dims);
+      for (let r = 0; r < rows; r += QUANTIZE_ROWS) {
+        const n = Math.min(QUANTIZE_ROWS, rows - r);
+        const part = piece.subarray(0, n * dims);
+        await scatterSegmentVectors(seg.folder, seg.blocks, dims, [[first + r, 0, n]], part);
+        quantizeRows(part, dims, scorer.codes.subarray(r * dims, (r + n) * dims), scorer.scales.subarray(r, r + n));
+        await slicer.tick();
+      }
+    }
+    shards.push({ scorer, toGlobal: toGlobal ? toGlobal.subarray(first, first + rows) : null, base: base + first, exact: new FileRows(file, dims, seg.blocks, first) });
+  }
+  return shards;
+}
+
+/**
+ * Loads a snapshot for search, in bounded reads and short slices of work (the extension host stays
+ * responsive while a large one loads): documents (format-2 blocks read their texts from the segment's
+ * bytes), the keyword index (a format-2 segment's postings stay on disk), and the vectors as int8
+ * shards (their float32 rows stay on disk for rescoring).
+ */
 export async function loadSnapshot(dir: DataDir, id: string): Promise<LoadedSnapshot> {
   const root = dir.snapshotDir(id);
   const manifest = await readManifest(dir, id);
   if (!manifest) throw new DocQaError('snapshot_not_found', `no snapshot ${id}`);
   if (manifest.state !== 'ready' && manifest.state !== 'ready_partial') throw new DocQaError('snapshot_not_usable', `snapshot ${id} is ${manifest.state}`);
-  const segments: LoadedSegment[] = await Promise.all(
-    manifest.segments.map(async (seg) => {
-      const folder = segmentDir(root, seg.id);
-      const [documents, bm25] = await Promise.all([readSegmentDocuments(folder), readSegmentKeyword(folder)]);
-      const blocks = documents.reduce((n, d) => n + d.blocks.length, 0);
-      if (documents.length !== seg.documents || blocks !== seg.blocks || bm25.docLengths.length !== blocks) {
-        throw new StoreError('store_corrupt', `snapshot ${id}: segment ${seg.id} holds ${documents.length} documents / ${blocks} blocks (keyword index: ${bm25.docLengths.length}), the manifest says ${seg.documents} / ${seg.blocks}`);
-      }
-      return { documents, bm25, folder };
-    }),
-  );
+  const slicer = new Slicer();
+  const postings = new PostingsCache();
+  const segments: LoadedSegment[] = [];
+  for (const seg of manifest.segments) segments.push(await loadSegment(id, root, seg, slicer, postings));
   // The live documents, wherever they are, in doc_id order: global block numbers (and so every
   // tie-break) are the same as in a snapshot built in one piece.
   const liveIn = new Map(manifest.documents.map((d) => [d.doc_id, d.segment]));
-  const live: Array<{ doc: Document; segment: number; localStart: number }> = [];
+  const live: Array<{ doc: Document; blocks: number; segment: number; localStart: number }> = [];
   segments.forEach((seg, si) => {
     let local = 0;
-    for (const doc of seg.documents) {
-      if (liveIn.get(doc.doc_id) === manifest.segments[si]!.id) live.push({ doc, segment: si, localStart: local });
-      local += doc.blocks.length;
-    }
+    seg.documents.forEach((doc, i) => {
+      const blocks = seg.blockCounts[i]!;
+      if (liveIn.get(doc.doc_id) === manifest.segments[si]!.id) live.push({ doc, blocks, segment: si, localStart: local });
+      local += blocks;
+    });
   });
   if (live.length !== manifest.documents.length) throw new StoreError('store_corrupt', `snapshot ${id}: ${manifest.documents.length - live.length} documents are missing from their segments`);
   live.sort((a, b) => (a.doc.doc_id < b.doc.doc_id ? -1 : a.doc.doc_id > b.doc.doc_id ? 1 : 0));
+  await slicer.tick();
   const documents = live.map((l) => l.doc);
-  const { blockRefs, docRanges } = globalBlockOrder(documents);
-  const total = blockRefs.length;
-  // One segment holding exactly the live documents is the snapshot as is: no mapping, no copy.
-  const whole = segments.length === 1 && segments[0]!.bm25.docLengths.length === total;
-  const toGlobal = segments.map((seg) => (whole ? null : new Int32Array(seg.bm25.docLengths.length).fill(-1)));
+  const docRanges: Array<readonly [number, number]> = [];
+  let total = 0;
+  for (const l of live) {
+    docRanges.push([total, total + l.blocks] as const);
+    total += l.blocks;
+  }
+  // One segment holding exactly the live documents is the snapshot as is: no mapping.
+  const whole = segments.length === 1 && segments[0]!.blocks === total;
+  const toGlobal = segments.map((seg) => (whole ? null : new Int32Array(seg.blocks).fill(-1)));
   live.forEach((l, di) => {
     const map = toGlobal[l.segment];
     const [start, end] = docRanges[di]!;
     if (map) for (let k = 0; k < end - start; k++) map[l.localStart + k] = start + k;
   });
-  const bm25 = new Bm25Index(
-    segments.map((seg, si) => ({ data: seg.bm25, toGlobal: toGlobal[si]! })),
+  await slicer.tick();
+  const bm25 = await Bm25Index.load(
+    segments.map((seg, si) => ({ data: seg.keyword, toGlobal: toGlobal[si]! })),
     total,
+    () => slicer.tick(),
   );
-  let vectors: VectorIndex | null = null;
+  let vectors: QuantizedVectors | null = null;
   if (manifest.embedding.provider !== 'none') {
     const dims = manifest.embedding.dimensions;
-    // Every row is overwritten below, since the runs cover every live document's blocks; the memory is
-    // never zero-filled first (40 MB per 10k blocks cost as much as a read).
-    const index = VectorIndex.allocate(total, dims);
-    const { matrix } = index;
-    // Each segment's live rows go straight to their place in doc_id order (one run for a whole snapshot).
-    const runs: RowRun[][] = segments.map(() => []);
-    live.forEach((l, di) => {
-      const [start, end] = docRanges[di]!;
-      const list = runs[l.segment]!;
-      const last = list[list.length - 1];
-      if (last && last[0] + last[2] === l.localStart && last[1] + last[2] === start) list[list.length - 1] = [last[0], last[1], last[2] + end - start];
-      else list.push([l.localStart, start, end - start]);
-    });
-    for (const [si, seg] of segments.entries()) await scatterSegmentVectors(seg.folder, seg.bm25.docLengths.length, dims, runs[si]!, matrix);
-    vectors = index;
+    const shards: VectorShard[] = [];
+    for (const [si, seg] of segments.entries()) shards.push(...(await loadShards(seg, dims, toGlobal[si]!, 0, slicer)));
+    vectors = new QuantizedVectors(shards, dims, total);
   }
-  return { manifest, documents, blockRefs, docRanges, bm25, vectors };
+  return withLazyBlockRefs({ manifest, documents, docRanges, bm25, vectors });
+}
+
+/**
+ * The snapshot with `blockRefs` made on first read (then kept): a million [document, block] pairs are
+ * not built at load, only when a tool first needs them.
+ */
+function withLazyBlockRefs(s: Omit<LoadedSnapshot, 'blockRefs'>): LoadedSnapshot {
+  const out = s as LoadedSnapshot;
+  Object.defineProperty(out, 'blockRefs', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const refs: Array<readonly [number, number]> = [];
+      s.docRanges.forEach(([start, end], di) => {
+        for (let b = 0; b < end - start; b++) refs.push([di, b] as const);
+      });
+      Object.defineProperty(out, 'blockRefs', { value: refs, enumerable: true, configurable: true, writable: true });
+      return refs;
+    },
+  });
+  return out;
 }
 
 /** The active snapshot, loaded; null when none was ever activated. */

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { SMALL_FILE_BYTES } from '../../common/durable-write';
+import { FileAppender } from '../../common/file-appender';
 
 /** Largest single write of a large file; fsyncs in flight at once. */
 const WRITE_PIECE = 16 * 1024 * 1024;
@@ -51,6 +52,19 @@ export class StagedFolder {
       }
     }
     this.files.add(file);
+  }
+
+  /** A file written front to back in pieces (see FileAppender), synced with the rest; the caller closes it. */
+  async append(file: string): Promise<FileAppender> {
+    this.mkdir(path.dirname(file));
+    const appender = await FileAppender.create(file);
+    this.files.add(file);
+    return appender;
+  }
+
+  /** Forgets a file removed before the sync (a build's scratch file): it is not synced. */
+  untrack(file: string): void {
+    this.files.delete(file);
   }
 
   /**

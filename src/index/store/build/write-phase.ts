@@ -1,11 +1,25 @@
 import path from 'node:path';
 import { StoreError, errorMessage } from '../../../common/errors';
 import type { ReusedFile } from '../../ingest/ingest-sources';
-import type { Document, FailedDocument } from '../../model';
+import type { Document, FailedDocument, UnreadPage } from '../../model';
 import { normalizeRows } from '../../search/vector-index';
 import type { ManifestDocument, ManifestSegment, SnapshotManifest, SnapshotState } from '../snapshot-manifest';
 import { FILES } from '../snapshot-store';
 import type { StagedFolder } from '../staged-folder';
+
+/** What the manifest records of a document written into the new segment. */
+export interface WrittenDocument {
+  doc_id: string;
+  path: string;
+  title: string;
+  content_hash: string;
+  byte_size: number;
+  source_label: string;
+  aliases: string[];
+  blocks: number;
+  tokens: number;
+  unread_pages?: UnreadPage[];
+}
 
 export const byDocId = <T extends { doc_id: string }>(a: T, b: T) => (a.doc_id < b.doc_id ? -1 : a.doc_id > b.doc_id ? 1 : 0);
 
@@ -20,12 +34,13 @@ export async function writeManifest(staged: StagedFolder, manifest: SnapshotMani
 }
 
 /**
- * The new segment's vector matrix, in its documents' order: carried rows as they are (normalised
+ * The new segment's vector matrix (in `into` when it is large enough), in its documents' order: carried rows as they are (normalised
  * already; normalising again could move their last bits), fresh vectors normalised.
  */
-export function assembleMatrix(docs: readonly Document[], dims: number, rowsOf: ReadonlyMap<string, Float32Array>, vectorsByDoc: ReadonlyMap<string, Float32Array[]>): Float32Array {
+export function assembleMatrix(docs: readonly Document[], dims: number, rowsOf: ReadonlyMap<string, Float32Array>, vectorsByDoc: ReadonlyMap<string, Float32Array[]>, into?: Float32Array): Float32Array {
   const total = docs.reduce((n, d) => n + d.blocks.length, 0);
-  const matrix = new Float32Array(total * dims);
+  // Every row is written below: a reused buffer needs no clearing.
+  const matrix = into && into.length >= total * dims ? into.subarray(0, total * dims) : new Float32Array(total * dims);
   let row = 0;
   for (const doc of docs) {
     const carried = rowsOf.get(doc.doc_id);
@@ -47,7 +62,7 @@ export function manifestEntries(
   kept: readonly ManifestSegment[],
   stays: ReadonlyMap<string, ReadonlyArray<ReusedFile<ManifestDocument>>>,
   rewrite: ReadonlyArray<ReusedFile<ManifestDocument>>,
-  newDocs: readonly Document[],
+  newDocs: readonly WrittenDocument[],
   newSegment: string,
   mtimes: ReadonlyMap<string, number>,
 ): ManifestDocument[] {
@@ -65,8 +80,8 @@ export function manifestEntries(
       mtime_ms: reusedFile ? reusedFile.mtime_ms : (mtimes.get(d.path) ?? 0),
       source_label: d.source_label,
       aliases: d.aliases,
-      blocks: d.blocks.length,
-      tokens: d.blocks.reduce((n, b) => n + b.token_count, 0),
+      blocks: d.blocks,
+      tokens: d.tokens,
       reused: reusedFile !== undefined,
       segment: newSegment,
       ...(d.unread_pages ? { unread_pages: d.unread_pages } : {}),

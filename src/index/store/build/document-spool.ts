@@ -1,0 +1,125 @@
+import fs from 'node:fs/promises';
+import { FileAppender } from '../../../common/file-appender';
+import { StoreError, errorMessage } from '../../../common/errors';
+import type { Document, UnreadPage } from '../../model';
+
+/**
+ * A parsed document set aside on disk until its batch is written: what a build keeps of it in memory
+ * (path, identity, sizes; the doc_id comes once the registry has seen every file).
+ */
+export interface SpooledDocument {
+  doc_id: string;
+  path: string;
+  content_hash: string;
+  byte_size: number;
+  source_label: string;
+  blocks: number;
+  tokens: number;
+  /** Pages it was indexed without (a partial document), as the document says. */
+  unread_pages?: UnreadPage[];
+  /** Where its JSON line is in the spool file. */
+  at: number;
+  length: number;
+}
+
+/** Coalesced reads: adjacent records up to this many bytes are read in one call. */
+const READ_GROUP = 8 * 1024 * 1024;
+
+/**
+ * Parsed documents of a build, one JSON line each in a scratch file of the staged snapshot folder (not
+ * part of the snapshot, removed before it is synced), so a build of any size holds only the documents
+ * of the batch it is writing, not every document it parsed. Our own file, just written: read back
+ * without a schema check.
+ */
+export class DocumentSpool {
+  private constructor(
+    readonly file: string,
+    private readonly out: FileAppender,
+  ) {}
+
+  static async create(file: string): Promise<DocumentSpool> {
+    try {
+      return new DocumentSpool(file, await FileAppender.create(file));
+    } catch (err) {
+      throw new StoreError('store_io', `cannot write ${file}: ${errorMessage(err)}`, { cause: err });
+    }
+  }
+
+  /** Puts in the order they were asked for: documents arrive from several workers at once. */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  /** Appends a document; its record is all the caller keeps. */
+  put(doc: Document): Promise<SpooledDocument> {
+    const next = this.tail.then(() => this.append(doc));
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+
+  private async append(doc: Document): Promise<SpooledDocument> {
+    const at = this.out.length;
+    try {
+      await this.out.appendText(`${JSON.stringify(doc)}\n`);
+    } catch (err) {
+      throw new StoreError('store_io', `cannot write ${this.file}: ${errorMessage(err)}`, { cause: err });
+    }
+    return {
+      doc_id: doc.doc_id,
+      path: doc.path,
+      content_hash: doc.content_hash,
+      byte_size: doc.byte_size,
+      source_label: doc.source_label,
+      blocks: doc.blocks.length,
+      tokens: doc.blocks.reduce((n, b) => n + b.token_count, 0),
+      ...(doc.unread_pages ? { unread_pages: doc.unread_pages } : {}),
+      at,
+      length: this.out.length - at,
+    };
+  }
+
+  /** Writes what is buffered, so that read() sees every document put so far. */
+  async flush(): Promise<void> {
+    await this.tail;
+    await this.out.flush();
+  }
+
+  /** The documents of `records`, in their order (with the doc_id each record now has); `tick` between documents. */
+  async read(records: readonly SpooledDocument[], tick: () => Promise<void> = async () => undefined): Promise<Document[]> {
+    const order = records.map((_, i) => i).sort((a, b) => records[a]!.at - records[b]!.at);
+    const out: Document[] = new Array(records.length);
+    const h = await fs.open(this.file, 'r');
+    try {
+      for (let k = 0; k < order.length; ) {
+        // A run of records next to each other in the file, read at once.
+        const first = records[order[k]!]!;
+        let end = first.at + first.length;
+        let j = k + 1;
+        while (j < order.length && records[order[j]!]!.at === end && end - first.at < READ_GROUP) {
+          end += records[order[j]!]!.length;
+          j++;
+        }
+        const buf = Buffer.allocUnsafe(end - first.at);
+        for (let done = 0; done < buf.length; ) {
+          const { bytesRead } = await h.read(buf, done, buf.length - done, first.at + done);
+          if (bytesRead === 0) throw new StoreError('store_io', `${this.file} ended early`);
+          done += bytesRead;
+        }
+        for (; k < j; k++) {
+          const r = records[order[k]!]!;
+          const doc = JSON.parse(buf.toString('utf8', r.at - first.at, r.at - first.at + r.length)) as Document;
+          doc.doc_id = r.doc_id;
+          out[order[k]!] = doc;
+          await tick();
+        }
+      }
+    } finally {
+      await h.close();
+    }
+    return out;
+  }
+
+  /** Closes and removes the file. */
+  async dispose(): Promise<void> {
+    await this.out.close().catch(() => undefined);
+    await fs.rm(this.file, { force: true });
+  }
+}

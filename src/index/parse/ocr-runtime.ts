@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ownBundle } from '../../common/own-bundle';
+import type { OcrEngine } from './ocr-engine';
 
 type OcrBundle = typeof import('./ocr-bundle');
 

@@ -17,37 +17,42 @@ export const OCR_MIN_IMAGE_PIXELS = 10_000;
  */
 export const OCR_MAX_DECODED_PIXELS = 80_000_000;
 
-/** pdf.js's words for an image over its `maxImageSize`, which the probe below looks for. */
-const OVER_SIZE = /Image exceeded maximum allowed size/;
-
 /**
- * Which of `pages` draw an image worth OCR, without decoding any: the pages are read again through a
- * second pdf.js document opened with `maxImageSize` at OCR_MIN_IMAGE_PIXELS and `stopAtErrors`, so the
- * first image over that size stops the page's operator list with pdf.js's "exceeded maximum allowed
- * size". Decoding the images (what the operator list otherwise does) took a JBIG2 scan past the time
- * limit, and a whole-file byte search (`imageXObjects`) cannot tell which page an image is on. Another
- * error on a page of a file that holds images is taken as "may hold an image": a page is never called
- * blank, and left unread, when it may have text in an image.
+ * Which of `pages` draw an image worth OCR, without decoding any. Each page's operator list is built in
+ * two pdf.js documents of the file opened with `maxImageSize` at OCR_MIN_IMAGE_PIXELS, so neither decodes
+ * a larger image: `strict` (PROBE_OPTIONS.strict, `stopAtErrors`) stops at the first such image, and pdf.js
+ * then hands back the list as far as it got (nothing, as it flushes a list only at its end or every
+ * thousand operators); `lenient` (PROBE_OPTIONS.lenient) leaves those images out and goes on to the end.
+ * A strict list shorter than the lenient one was cut short: the page draws an image large enough to hold
+ * text (or pdf.js met another error on it, which is taken the same way: a page is never called blank, and
+ * left unread silently, when it may have text in an image). Decoding the images (what the operator list
+ * otherwise does) took a JBIG2 scan past the time limit, and a whole-file byte search (`imageXObjects`)
+ * cannot tell which page an image is on. A page whose only operator draws the image (no `q … cm` around
+ * it, which scanners always write) gives two empty lists and is taken as blank.
  */
-export async function probeImagePages(doc: PdfDoc, pages: readonly number[]): Promise<Set<number>> {
+export async function probeImagePages(strict: PdfDoc, lenient: PdfDoc, pages: readonly number[]): Promise<Set<number>> {
   const found = new Set<number>();
-  for (const n of pages) {
-    let page: PdfPage | null = null;
+  const length = async (doc: PdfDoc, n: number): Promise<number> => {
+    const page = await doc.getPage(n);
     try {
-      page = await doc.getPage(n);
-      await page.getOperatorList();
-    } catch (err) {
-      const msg = (err as { message?: string } | null)?.message ?? String(err);
-      if (OVER_SIZE.test(msg) || page !== null) found.add(n);
+      return (await page.getOperatorList()).fnArray.length;
     } finally {
-      page?.cleanup();
+      page.cleanup();
     }
+  };
+  for (const n of pages) {
+    const cut = await length(strict, n).catch(() => -1);
+    const whole = await length(lenient, n).catch(() => -1);
+    if (cut < whole || cut < 0) found.add(n);
   }
   return found;
 }
 
-/** The options of the probe's document (see probeImagePages). */
-export const PROBE_OPTIONS = { maxImageSize: OCR_MIN_IMAGE_PIXELS, stopAtErrors: true } as const;
+/** The options of the probe's two documents (see probeImagePages). */
+export const PROBE_OPTIONS = {
+  strict: { maxImageSize: OCR_MIN_IMAGE_PIXELS, stopAtErrors: true },
+  lenient: { maxImageSize: OCR_MIN_IMAGE_PIXELS, stopAtErrors: false },
+} as const;
 
 /** An image of a page, upright as the page shows it, and where it is: the page view's box, y down, in points. */
 export interface PlacedImage {
@@ -99,7 +104,7 @@ function drawnImages(ops: { fnArray: number[]; argsArray: unknown[] }, OPS: PdfJ
     else if (fn === OPS.paintImageMaskXObject || fn === OPS.paintInlineImageXObject) {
       const img = args![0] as DecodedImage & { data: unknown };
       const isId = typeof img.data === 'string';
-      out.push({ objId: isId ? (img.data as string) : null, inline: isId ? null : img, mask: fn === OPS.paintImageMaskXObject, width: img.width, height: img.height, ctm });
+      out.push({ objId: isId ? (img.data as unknown as string) : null, inline: isId ? null : img, mask: fn === OPS.paintImageMaskXObject, width: img.width, height: img.height, ctm });
     }
   }
   return out.filter((d) => d.width * d.height >= OCR_MIN_IMAGE_PIXELS);

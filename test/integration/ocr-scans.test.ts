@@ -89,7 +89,7 @@ describe('scanned PDFs', () => {
 
     // English words from the JPEG page, Chinese from the 1-bit image-mask page, in both PDFs, each under
     // its page's heading (OCR'd lines go through the parser's headings by type size).
-    const found = (term: string) => cli.json<Hits>(['tool', 'scan_term', JSON.stringify({ term })], on).hits;
+    const found = (term: string) => cli.json<Hits>(['tool', 'scan_term', JSON.stringify({ term })]).hits;
     for (const term of ['thylakoid', 'Chlorophyll', 'photosystem']) {
       const hits = found(term);
       assert.equal(new Set(hits.map((h) => h.doc_id)).size, 2, `${term}: ${JSON.stringify(hits)}`);

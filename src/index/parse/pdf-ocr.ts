@@ -48,7 +48,14 @@ export async function ocrPages(doc: PdfDoc, pdfjs: Awaited<ReturnType<typeof loa
   const out: OcrResult = { lines: new Map(), unread: [] };
   if (pages.length === 0) return out;
   const engineStart = performance.now();
-  const engine = await loadOcr();
+  let engine: Awaited<ReturnType<typeof loadOcr>>;
+  try {
+    engine = await loadOcr();
+  } catch (err) {
+    // Never the document's fault: its text pages are still indexed, the scanned ones named with why.
+    out.unread.push(...pages.map((page) => ({ page, code: 'no_text' as const, reason: `OCR could not start: ${message(err)}`, image_only: true as const })));
+    return out;
+  }
   const deadline = started + (performance.now() - engineStart) + req.limitMs * LIMIT_SHARE;
   let longest = 0;
   for (const [i, n] of pages.entries()) {

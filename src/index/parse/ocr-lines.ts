@@ -70,7 +70,6 @@ export function ocrLines(tsv: string, place: ImagePlace, pageTop: number): Line[
       .replace(/\s+/g, ' ')
       .trim();
     if (!text) continue;
-    const top = Math.min(...words.map((w) => w.top));
     const bottom = Math.max(...words.map((w) => w.top + w.height));
     // The median word's height is the type's: a line's box also spans its descenders and any stray mark.
     const heights = words.map((w) => w.height).sort((a, b) => a - b);

@@ -1,15 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Answer, Packet } from 'tesseract.js/src/worker-script/index.js';
-import { OCR_LANGUAGES, type OcrAssets } from './ocr-runtime';
+import { OCR_LANGUAGES, type OcrAssets, type OcrEngine } from './ocr-runtime';
 
 type OcrBundle = typeof import('./ocr-bundle');
-
-/** A page image read by OCR: Tesseract's TSV (a row per page, block, paragraph, line and word). */
-export interface OcrEngine {
-  /** Reads one image (a binary PGM, see gray-image.ts); `onProgress` gets Tesseract's 0..1 as it goes. */
-  recognize(image: Uint8Array): Promise<string>;
-}
 
 /**
  * Starts Tesseract in this thread through tesseract.js's own worker script (the code its `createWorker`

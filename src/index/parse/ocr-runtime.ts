@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ownBundle } from '../../common/own-bundle';
-import type { OcrEngine } from './ocr-engine';
 
 type OcrBundle = typeof import('./ocr-bundle');
 
@@ -32,6 +31,12 @@ export function resolveOcrAssets(): OcrAssets {
 /** tesseract.js's worker script and Tesseract's core: their own bundle (ocr-bundle.ts), else the packages themselves. */
 export async function importOcr(): Promise<OcrBundle> {
   return ownBundle<OcrBundle>(path.join('ocr', 'ocr.js')) ?? (await import('./ocr-bundle'));
+}
+
+/** Tesseract started in this thread (ocr-engine.ts): one image in, its TSV out (a row per page, block, paragraph, line and word). */
+export interface OcrEngine {
+  /** Reads one image (a binary PGM, see gray-image.ts). */
+  recognize(image: Uint8Array): Promise<string>;
 }
 
 let provider: (() => Promise<OcrEngine>) | null = null;

@@ -46,13 +46,16 @@ const common = {
 fs.rmSync(out, { recursive: true, force: true });
 // pdf.js is a bundle of its own (dist/pdfjs/pdf.js), loaded on the first PDF (see pdfjs-bundle.ts); the
 // other bundles leave it out and start faster. The tokenizer's ranks are no bundle at all: see below.
-const withoutLazy = { ...common, external: [...common.external, 'pdfjs-dist'] };
+const withoutLazy = { ...common, external: [...common.external, 'pdfjs-dist', 'tesseract.js', 'tesseract.js-core', 'pako'] };
 await Promise.all([
   build({ ...withoutLazy, entryPoints: { extension: 'src/extension.ts', 'ingest-worker': 'src/index/ingest/ingest-worker.ts', 'bm25-worker': 'src/index/search/bm25-worker.ts' }, outdir: out }),
   build({ ...common, entryPoints: { 'pdfjs/pdf': 'src/index/parse/pdfjs-bundle.ts' }, outdir: out }),
   // The rendered formats' parsers with their libraries (mammoth, linkedom, Readability, yauzl), loaded on
   // the first Word file, web page, e-book or deck (see rendered-formats.ts).
   build({ ...common, entryPoints: { formats: 'src/index/parse/formats-bundle.ts' }, outdir: out }),
+  // OCR: tesseract.js's worker script, Tesseract's core (its JavaScript half) and pako, loaded on the
+  // first scanned page with OCR on (see ocr-runtime.ts); the WebAssembly and language data are copied below.
+  build({ ...common, entryPoints: { 'ocr/ocr': 'src/index/parse/ocr-bundle.ts' }, outdir: out }),
   build({
     ...withoutLazy,
     entryPoints: { cli: 'src/cli/main.ts' },
@@ -83,6 +86,13 @@ await Promise.all([
 const pdfjsDir = path.dirname(require.resolve('pdfjs-dist/package.json'));
 for (const dir of ['cmaps', 'standard_fonts']) {
   fs.cpSync(path.join(pdfjsDir, dir), path.join(out, 'pdfjs', dir), { recursive: true });
+}
+// Tesseract's WebAssembly (the SIMD, LSTM-only build) and the English and Simplified Chinese language data
+// (the npm packages' `best_int` models, gzipped): OCR reads them from dist/ocr/ and downloads nothing.
+const pkgDir = (name) => path.dirname(require.resolve(`${name}/package.json`));
+fs.copyFileSync(path.join(pkgDir('tesseract.js-core'), 'tesseract-core-simd-lstm.wasm'), path.join(out, 'ocr', 'tesseract-core-simd-lstm.wasm'));
+for (const lang of ['eng', 'chi_sim']) {
+  fs.copyFileSync(path.join(pkgDir(`@tesseract.js-data/${lang}`), '4.0.0_best_int', `${lang}.traineddata.gz`), path.join(out, 'ocr', `${lang}.traineddata.gz`));
 }
 fs.chmodSync(path.join(out, 'cli.js'), 0o755);
 // The chat view's stylesheet and the codicon font it loads from dist (CSP style-src/font-src cspSource).

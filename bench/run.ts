@@ -26,6 +26,7 @@ import { handwrittenBench } from './handwritten.bench';
 import { scaleBench } from './scale.bench';
 import { CORPUS_DIR, pdfCorpusBench } from './pdf-corpus.bench';
 import { formatsBench } from './formats.bench';
+import { ocrBench } from './ocr.bench';
 
 const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   ingest: ingestBench,
@@ -44,6 +45,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   scale: scaleBench,
   'pdf-corpus': pdfCorpusBench,
   formats: formatsBench,
+  ocr: ocrBench,
 };
 
 /** Set for a group run as a child of the whole run: where its rows go. */

@@ -13,6 +13,7 @@ import { PauseGate } from '../index/ingest/pause-gate';
 import type { EgressPlan } from '../index/store/egress-consent';
 import { type BuildProgress, type BuildResult, buildSnapshot } from '../index/store/build-snapshot';
 import type { AppSettings, Clock, HostWords } from './settings';
+import { ocrNotice } from './ocr-notice';
 
 export const BuildPhase = z.enum(['ingest', 'embed', 'index', 'write']);
 export const BuildState = z.enum(['running', 'paused', 'done', 'failed', 'cancelled']);
@@ -30,6 +31,8 @@ export const BuildStatus = z.object({
   /** Time left in this phase at its pace so far; null until it can be told. */
   eta_ms: z.number().int().nullable(),
   started_at: z.string(),
+  /** A scanned page being read by OCR now (ingest.ocr on): which file, its `index`th of `count` scanned pages. */
+  ocr: z.object({ path: z.string(), index: z.number().int(), count: z.number().int(), page: z.number().int() }).nullable().optional(),
 });
 export type BuildStatus = z.infer<typeof BuildStatus>;
 
@@ -38,6 +41,8 @@ export const BuildEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('build_finished'), build_id: z.string(), snapshot_id: z.string(), state: z.string(), activated: z.boolean(), documents: z.number().int(), blocks: z.number().int(), failed_documents: z.number().int(), embedding_tokens: z.number().int() }),
   z.object({ type: z.literal('build_failed'), build_id: z.string(), code: z.string(), message: z.string() }),
   z.object({ type: z.literal('build_cancelled'), build_id: z.string() }),
+  /** OCR is on: what reading scanned pages costs in time, said before anything is read (ocr-notice.ts). */
+  z.object({ type: z.literal('ocr_on'), build_id: z.string(), message: z.string() }),
   /** Another embedding model or vector size than the active snapshot's: every block is embedded again (said first, before anything is sent). */
   z.object({ type: z.literal('embedding_rebuild'), build_id: z.string(), message: z.string() }),
   /** The embedding endpoint is on this machine: what is embedded there, told instead of asked (nothing leaves the machine). */
@@ -155,13 +160,14 @@ export class BuildJob {
     if (p.stage !== this.current.phase || this.phaseStart === 0) this.phaseStart = now;
     const elapsed = now - this.phaseStart;
     const eta = p.done > 0 && p.total > p.done && elapsed > 0 ? Math.round((elapsed / p.done) * (p.total - p.done)) : p.total > 0 && p.done >= p.total ? 0 : null;
-    this.current = { ...this.current, phase: p.stage, done: p.done, total: p.total, bytes: p.bytes, blocks: p.blocks, embedding_tokens: p.embedding_tokens, eta_ms: eta };
+    this.current = { ...this.current, phase: p.stage, done: p.done, total: p.total, bytes: p.bytes, blocks: p.blocks, embedding_tokens: p.embedding_tokens, eta_ms: eta, ocr: p.ocr ?? null };
     this.o.onEvent?.({ type: 'build_progress', status: this.status });
   }
 
   private async run(): Promise<BuildResult | null> {
     const { o } = this;
     if (o.rebuildNote) o.onEvent?.({ type: 'embedding_rebuild', build_id: this.id, message: o.rebuildNote });
+    if (o.settings.ingest.ocr) o.onEvent?.({ type: 'ocr_on', build_id: this.id, message: ocrNotice(o.settings.ingest) });
     await this.record(this.gate.paused ? 'paused' : 'running');
     if (this.gate.paused) this.current = { ...this.current, state: 'paused' };
     try {

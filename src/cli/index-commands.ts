@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { shown as printable } from './format';
 import type { Command } from 'commander';
 import { egressSummary, localEgressSummary } from '../app/egress-words';
@@ -28,14 +29,15 @@ export function registerIndexCommands(program: Command, { io, json, app }: Comma
       const job = await a.startBuild({
         onEvent: (e) => {
           // Another embedding model than the active snapshot's re-embeds everything: the build's first word.
-          if (e.type === 'embedding_rebuild') io.stderr(`docqa: ${e.message}\n`);
+          if (e.type === 'embedding_rebuild' || e.type === 'ocr_on') io.stderr(`docqa: ${e.message}\n`);
           if (e.type === 'egress_local') {
             if (shown) io.stderr('\r\x1b[K');
             io.stderr(`docqa: ${localEgressSummary(e)}\n`);
             shown = '';
           }
           if (e.type !== 'build_progress' || !io.interactive) return;
-          const line = `${e.status.phase} ${e.status.done}/${e.status.total}`;
+          const ocr = e.status.ocr;
+          const line = `${e.status.phase} ${e.status.done}/${e.status.total}${ocr ? ` (OCR ${printable(path.basename(ocr.path))}: page ${ocr.page}, ${ocr.index} of ${ocr.count} scanned)` : ''}`;
           if (line !== shown) io.stderr(`\r\x1b[K${(shown = line)}`);
         },
         confirmEgress,

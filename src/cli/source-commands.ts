@@ -62,8 +62,10 @@ export function registerSourceCommands(program: Command, { io, json, app }: Comm
       }));
       if (o.json) return json({ documents: docs, failed_documents: run.failed_documents });
       for (const d of docs) io.stdout(`${d.doc_id}  ${d.lang.padEnd(5)} ${String(d.blocks).padStart(5)} blocks  ${shown(d.title)}  (${shown(d.path)})\n`);
-      for (const f of run.failed_documents) io.stdout(`FAILED  ${shown(f.path)}: ${f.stage}/${f.code} — ${f.message}\n`);
-      io.stdout(`${docs.length} documents, ${run.failed_documents.length} failed\n`);
+      // A document indexed without some of its pages (scans with OCR off, damaged pages) is PARTIAL: never shown as complete.
+      for (const f of run.failed_documents) io.stdout(`${f.pages ? 'PARTIAL' : 'FAILED '} ${shown(f.path)}: ${f.stage}/${f.code} — ${f.message}\n`);
+      const partial = run.failed_documents.filter((f) => f.pages).length;
+      io.stdout(`${docs.length} documents${partial ? ` (${partial} partial)` : ''}, ${run.failed_documents.length - partial} failed\n`);
     });
 
   program

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { describeFailure } from '../common/provider-failure';
+import { pageRanges } from '../index/parse/pdf-pages';
 import type { AgentResult, Release, ReleaseStatus } from './agent-result';
 import { checkCitations } from './citations';
 import type { Loop } from './loop-context';
@@ -16,7 +17,8 @@ function disclosePartial(loop: Loop, answer: string): string {
   if (m.state !== 'ready_partial') return answer;
   const unnamed = m.failed_documents.filter((f) => !answer.includes(path.basename(f.path)));
   const missing = unnamed.filter((f) => !f.pages).map((f) => path.basename(f.path));
-  const partial = unnamed.filter((f) => f.pages).map((f) => ({ name: path.basename(f.path), pages: f.pages!.join(loop.answerLang === 'zh' ? '、' : ', ') }));
+  // As ranges: a 40-page scan read without OCR is "3–40", not 38 numbers.
+  const partial = unnamed.filter((f) => f.pages).map((f) => ({ name: path.basename(f.path), pages: pageRanges(f.pages!).replaceAll(', ', loop.answerLang === 'zh' ? '、' : ', ') }));
   if (missing.length === 0 && partial.length === 0) return answer;
   if (loop.answerLang === 'zh') {
     const said = [...(missing.length ? [`以下文档未能入库，本回答未覆盖：${missing.join('、')}`] : []), ...partial.map((p) => `${p.name} 的第 ${p.pages} 页无法读取，未被覆盖`)];

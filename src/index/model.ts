@@ -62,8 +62,13 @@ export type DocumentFormat = z.infer<typeof DocumentFormat>;
 export const Lang = z.enum(['zh', 'en', 'ja', 'mixed', 'und']);
 export type Lang = z.infer<typeof Lang>;
 
-/** A page of a PDF whose text is not indexed although it has some (a partial document), and why. */
-export const UnreadPage = z.object({ page: z.number().int().min(1), code: z.enum(['no_text', 'corrupt']), reason: z.string() });
+/**
+ * A page of a PDF whose text is not indexed although it has some (a partial document), and why.
+ * `image_only`: its text is only in images (a scan) and OCR did not read it: OCR is off, stopped at the
+ * time limit, or failed on it (see `reason`). A flag, not a code of its own, so a DocQA from before OCR
+ * still reads the snapshot (unknown fields are dropped; an unknown code would make it unreadable).
+ */
+export const UnreadPage = z.object({ page: z.number().int().min(1), code: z.enum(['no_text', 'corrupt']), reason: z.string(), image_only: z.literal(true).optional() });
 export type UnreadPage = z.infer<typeof UnreadPage>;
 
 export const Document = z.object({
@@ -126,6 +131,11 @@ export const IngestOptions = z.object({
    * worker, and fails with `out_of_memory`, instead of taking the extension host's memory.
    */
   max_worker_memory_mb: z.number().int().min(256).default(2048),
+  /**
+   * Read the pages of a PDF that are images without text (scans) with OCR (English and Simplified
+   * Chinese, tesseract.js in the ingestion worker). Off: those pages are named as unread instead.
+   */
+  ocr: z.boolean().default(false),
   /**
    * Globs for every source (the host's settings): `include` applies to a source that has none of its
    * own; `exclude` adds to each source's own.

@@ -332,7 +332,8 @@ export class DocQaExtension implements vscode.Disposable {
       const tick = setInterval(() => {
         const s = job.status;
         const pct = s.total > 0 ? Math.floor((s.done / s.total) * 100) : 0;
-        progress.report({ message: `${s.phase} ${s.done}/${s.total}${s.state === 'paused' ? ` (${t('paused')})` : ''}`, increment: Math.max(0, pct - reported) });
+        const ocr = s.ocr ? ` — ${t('OCR of {0}: page {1} ({2} of {3} scanned)', path.basename(s.ocr.path), s.ocr.page, s.ocr.index, s.ocr.count)}` : '';
+        progress.report({ message: `${s.phase} ${s.done}/${s.total}${ocr}${s.state === 'paused' ? ` (${t('paused')})` : ''}`, increment: Math.max(0, pct - reported) });
         reported = Math.max(reported, pct);
       }, 250);
       try {
@@ -355,6 +356,7 @@ export class DocQaExtension implements vscode.Disposable {
   /** A build's event: the status bar, and what a local embedding server embeds (told, not asked). */
   private onBuildEvent(e: BuildEvent): void {
     if (e.type === 'egress_local') void vscode.window.showInformationMessage(localEgressWords(e, t));
+    if (e.type === 'ocr_on') void vscode.window.showInformationMessage(`DocQA: ${e.message}`);
     this.renderStatus();
   }
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { isWithin } from '../common/path-within';
 import type { FailedDocument } from '../index/model';
+import { pageRanges } from '../index/parse/pdf-pages';
 import type { SkippedEntry } from '../index/sources/secret-files';
 import type { Source } from '../index/sources/sources';
 import type { ManifestDocument, SnapshotManifest } from '../index/store/snapshot-manifest';
@@ -53,16 +54,24 @@ function inertNode(n: TreeNode): TreeNode {
 function sourceNode(s: Source, active: Pick<SnapshotManifest, 'documents' | 'failed_documents'> & { skipped?: readonly SkippedEntry[] } | null, t: T): TreeNode {
   const docs: ManifestDocument[] = (active?.documents ?? []).filter((d) => within(d.path, s)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const failed: FailedDocument[] = (active?.failed_documents ?? []).filter((f) => within(f.path, s));
+  // A document indexed without some pages (scans with OCR off, damaged pages) is shown once, as partial, with what was not read.
+  const partial = new Map(failed.filter((f) => f.pages && docs.some((d) => d.path === f.path)).map((f) => [f.path, f]));
   const children: TreeNode[] = [
-    ...docs.map((d): TreeNode => ({ id: `doc:${d.doc_id}`, label: d.title, description: t('{0} blocks', d.blocks), tooltip: `${d.path}\n${t('{0} blocks, {1} tokens', d.blocks, d.tokens)}`, icon: 'file', contextValue: 'document', file: d.path, children: [] })),
-    ...failed.map((f): TreeNode => ({ id: `failed:${f.path}`, label: path.basename(f.path), description: t('failed: {0}/{1}', f.stage, f.code), tooltip: `${f.path}\n${f.message}`, icon: 'error', contextValue: 'failedDocument', file: f.path, children: [] })),
+    ...docs.map((d): TreeNode => {
+      const f = partial.get(d.path);
+      const unread = d.unread_pages?.map((u) => u.page) ?? f?.pages ?? [];
+      if (!unread.length) return { id: `doc:${d.doc_id}`, label: d.title, description: t('{0} blocks', d.blocks), tooltip: `${d.path}\n${t('{0} blocks, {1} tokens', d.blocks, d.tokens)}`, icon: 'file', contextValue: 'document', file: d.path, children: [] };
+      return { id: `doc:${d.doc_id}`, label: d.title, description: t('{0} blocks, partial: pages {1} not read', d.blocks, pageRanges(unread)), tooltip: `${d.path}\n${t('{0} blocks, {1} tokens', d.blocks, d.tokens)}\n${f?.message ?? ''}`, icon: 'warning', contextValue: 'document', file: d.path, children: [] };
+    }),
+    ...failed.filter((f) => !partial.has(f.path)).map((f): TreeNode => ({ id: `failed:${f.path}`, label: path.basename(f.path), description: t('failed: {0}/{1}', f.stage, f.code), tooltip: `${f.path}\n${f.message}`, icon: 'error', contextValue: 'failedDocument', file: f.path, children: [] })),
   ];
   const skipped = (active?.skipped ?? []).filter((k) => within(k.path, s));
   if (skipped.length) {
     const entries = skipped.map((k): TreeNode => ({ id: `skipped:${k.path}`, label: path.basename(k.path), description: skippedWhy(k.reason, t), tooltip: `${k.path}\n${t('Not read and never sent to the embedding service.')}`, icon: k.reason === 'secret_looking' ? 'lock' : k.kind === 'folder' ? 'folder' : 'file', contextValue: 'skipped', file: null, children: [] }));
     children.push({ id: `skipped-of:${s.id}`, label: t('Not read ({0})', skipped.length), description: '', tooltip: t('Entries of this source DocQA leaves out on purpose: secret-looking files, links out of the source, .gitignored entries.'), icon: 'eye-closed', contextValue: 'skipped', file: null, children: entries });
   }
-  const summary = active ? t('{0} documents', docs.length) + (failed.length ? `, ${t('{0} failed', failed.length)}` : '') : t('not indexed yet');
+  const whole = failed.length - partial.size;
+  const summary = active ? t('{0} documents', docs.length) + (partial.size ? ` (${t('{0} partial', partial.size)})` : '') + (whole ? `, ${t('{0} failed', whole)}` : '') : t('not indexed yet');
   return { id: `source:${s.id}`, label: s.label, description: summary, tooltip: s.path, icon: s.kind === 'folder' ? 'folder' : 'file', contextValue: 'source', file: null, children };
 }
 

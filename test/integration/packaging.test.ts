@@ -83,6 +83,12 @@ describe('extension package', () => {
       'dist/pdfjs/pdf.js',
       ...filesUnder('dist/pdfjs/cmaps'),
       ...filesUnder('dist/pdfjs/standard_fonts'),
+      // OCR: tesseract.js's worker script with Tesseract's core, its WebAssembly and the language data
+      // (nothing is downloaded at run time).
+      'dist/ocr/ocr.js',
+      'dist/ocr/tesseract-core-simd-lstm.wasm',
+      'dist/ocr/eng.traineddata.gz',
+      'dist/ocr/chi_sim.traineddata.gz',
       ...filesUnder('prompts'),
       // The manifest's and the code's translations: VS Code reads them from the installed extension.
       'package.nls.json',

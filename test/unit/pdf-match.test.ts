@@ -68,7 +68,8 @@ describe('PDF highlight matching (block text → text items)', () => {
     const assets = resolvePdfAssets();
     const dir = path.dirname(fixture('pdf', 'cell-lecture.pdf'));
     let blocks = 0;
-    for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.pdf')).sort()) {
+    // The scans have no text layer to highlight: a citation of their OCR text opens at its page, unhighlighted (docs/pdf-page-view.md).
+    for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.pdf') && !n.startsWith('scanned-')).sort()) {
       const file = path.join(dir, name);
       const r = await ingestFile(file, { doc_id: 'd', source_label: 'fixtures', aliases: [] }, DEFAULT_INGEST_OPTIONS);
       assert.ok(r.ok, `${name} ingests`);

@@ -176,10 +176,11 @@ describe('pages read one by one', () => {
 });
 
 describe('failures say what happened', () => {
-  it('"scanned images need OCR" only when the file holds an image; a blank PDF says it is blank', async () => {
+  it('"turn on OCR" only for the pages that draw an image; a blank page beside them and a blank PDF say they are blank', async () => {
     const scan = await failed(textPdf([{ lines: [], image: true }, { lines: [] }]));
     assert.equal(scan.code, 'no_text');
-    assert.match(scan.message, /pages 1–2 have no text layer and the file holds an image \(a scan: its text needs OCR/);
+    assert.match(scan.message, /page 1 of doc-\d+\.pdf is an image without text; turn on OCR to read it/);
+    assert.match(scan.message, /page 2 has no text layer and no image large enough to hold text/);
     const blank = await failed(textPdf([{ lines: [] }, { lines: [] }]));
     assert.doesNotMatch(blank.message, /OCR|scan/);
     assert.match(blank.message, /pages 1–2 have no text and no form field or annotation text, and the file holds no image/);

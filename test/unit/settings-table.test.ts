@@ -83,7 +83,7 @@ describe('settingsFromEnv: the CLI reads the environment through the table', () 
     for (const r of envRows) {
       const info = schemaInfo(r.schema);
       const base = getAt(DEFAULT_SETTINGS, r.path.split('.'));
-      const value = info.kind === 'number' ? (typeof base === 'number' ? base + 1 : (info.minimum ?? 0) + 1) : info.kind === 'enum' ? info.values!.find((v) => v !== base)! : r.path === 'chat.base_url' ? 'http://127.0.0.1:9/v1' : 'another-model';
+      const value = info.kind === 'boolean' ? !base : info.kind === 'number' ? (typeof base === 'number' ? base + 1 : (info.minimum ?? 0) + 1) : info.kind === 'enum' ? info.values!.find((v) => v !== base)! : r.path === 'chat.base_url' ? 'http://127.0.0.1:9/v1' : 'another-model';
       // Block sizes must stay ordered (min ≤ target ≤ max): move the others out of the way.
       const room = r.path.startsWith('ingest.chunking.') ? { DOCQA_BLOCK_TARGET_TOKENS: '300', DOCQA_BLOCK_MAX_TOKENS: '600', DOCQA_BLOCK_MIN_TOKENS: '40', [r.env!]: String(value) } : { [r.env!]: String(value) };
       const s = settingsFromEnv(room, ALL_PARTS);
@@ -102,6 +102,12 @@ describe('settingsFromEnv: the CLI reads the environment through the table', () 
       assert.throws(() => settingsFromEnv({ [r.env!]: String(info.minimum! - 1) }, ALL_PARTS), (e: unknown) => e instanceof UsageError && below.includes(e.message), r.env);
     }
     assert.throws(() => settingsFromEnv({ DOCQA_TRACE: 'everything' }, ['run']), { message: 'DOCQA_TRACE must be one of "metadata", "full", not "everything"' });
+  });
+
+  it('a switch is true or false, or 1 or 0 as a shell sets it (DOCQA_INGEST_OCR=1); anything else is refused, naming the variable', () => {
+    for (const [text, on] of [['1', true], ['true', true], ['0', false], ['false', false]] as const) assert.equal(settingsFromEnv({ DOCQA_INGEST_OCR: text }, ['ingest']).ingest.ocr, on, text);
+    assert.equal(settingsFromEnv({}, ['ingest']).ingest.ocr, false, 'off by default');
+    assert.throws(() => settingsFromEnv({ DOCQA_INGEST_OCR: 'yes' }, ['ingest']), { message: 'DOCQA_INGEST_OCR must be true or false (or 1 or 0), not "yes"' });
   });
 
   it('reads only the parts a command uses: a bad variable of another part is not its problem', () => {

@@ -24,6 +24,19 @@ describe('the Sources and Snapshots trees, from application-layer state', () => 
     assert.equal(sourceNodes([source('s1', 'bio', 'bio')], null, t)[0]!.description, 'not indexed yet');
   });
 
+  it('a document indexed without some pages (a scan with OCR off) is shown once, as partial with its unread pages, never as complete', () => {
+    const scan = path.join(root, 'bio', 'handout.pdf');
+    const unread = [2, 3, 4].map((page) => ({ page, code: 'no_text' as const, reason: 'it is an image without text (a scan)', image_only: true as const }));
+    const active = {
+      documents: [{ ...doc('d1', 'bio/handout.pdf', 'Handout', 3), unread_pages: unread }, doc('d2', 'bio/a.md', 'Cells', 7)],
+      failed_documents: [{ path: scan, stage: 'parse' as const, code: 'no_text' as const, message: 'pages 2–4 of handout.pdf are images without text; turn on OCR to read them', pages: [2, 3, 4] }],
+    };
+    const [bio] = sourceNodes([source('s1', 'bio', 'bio')], active, t);
+    assert.equal(bio!.description, '2 documents (1 partial)');
+    assert.deepEqual(bio!.children.map((c) => [c.label, c.description, c.icon]), [['Cells', '7 blocks', 'file'], ['Handout', '3 blocks, partial: pages 2–4 not read', 'warning']]);
+    assert.match(bio!.children[1]!.tooltip, /pages 2–4 of handout\.pdf are images without text; turn on OCR to read them$/);
+  });
+
   it("what a source holds that was not read (secret-looking, links out of it, .gitignore) is listed under one folded node, not mixed with the documents", () => {
     const skipped = [
       { path: path.join(root, 'bio', '.env'), kind: 'file' as const, reason: 'secret_looking' as const },

@@ -33,8 +33,9 @@ function fromText(row: EnvRow, text: string): unknown {
     return Number(text);
   }
   if (info.kind === 'boolean') {
-    if (text !== 'true' && text !== 'false') throw new UsageError(`${row.env} must be true or false, not ${JSON.stringify(text)}`);
-    return text === 'true';
+    // 1 and 0 as well: how switches are usually set in a shell (DOCQA_INGEST_OCR=1).
+    if (!['true', 'false', '1', '0'].includes(text)) throw new UsageError(`${row.env} must be true or false (or 1 or 0), not ${JSON.stringify(text)}`);
+    return text === 'true' || text === '1';
   }
   return text;
 }

@@ -306,6 +306,17 @@ export const SETTINGS = [
     rebuild: true,
   }),
   setting({
+    path: 'ingest.ocr',
+    schema: IngestOptions.shape.ocr,
+    env: 'DOCQA_INGEST_OCR',
+    vscode: { key: 'docqa.ingest.ocr' },
+    description: {
+      en: 'Read scanned pages of PDFs (pages that are images without text) with OCR, in English and Simplified Chinese, on this computer. It takes a few seconds a page; off, those pages are listed as unread. Changing it requires a rebuild of the index.',
+      zh: '用 OCR 在本机读取 PDF 中的扫描页（只有图像、没有文字的页面），支持英文和简体中文。每页需要几秒；关闭时这些页面会被列为未读。更改后需要重建索引。',
+    },
+    rebuild: true,
+  }),
+  setting({
     path: 'ingest.globs.include',
     schema: Globs.shape.include,
     vscode: { key: 'docqa.sources.include' },

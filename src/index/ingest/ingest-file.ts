@@ -6,6 +6,7 @@ import { IngestError, errorMessage } from '../../common/errors';
 import type { Document, FailedDocument, IngestOptions } from '../model';
 import { locationLabel } from '../location-label';
 import { parserFor, SUPPORTED_EXTENSIONS } from '../parse/registry';
+import type { OcrRequest } from '../parse/pdf-ocr';
 import { secretIn } from '../sources/secret-files';
 
 /** `mtime_ms`: the file's modification time when it was read (set by ingestFile, not ingestBytes). */
@@ -113,11 +114,12 @@ function refuseSecrets(doc: Document): void {
  * One file → a complete document, or a failure entry saying what was wrong. Never throws for a bad file;
  * only cancellation propagates.
  */
-export async function ingestBytes(path: string, bytes: Uint8Array, identity: FileIdentity, options: IngestOptions, signal?: AbortSignal): Promise<IngestOutcome> {
+export async function ingestBytes(path: string, bytes: Uint8Array, identity: FileIdentity, options: IngestOptions, signal?: AbortSignal, onOcrPage?: OcrRequest['onPage']): Promise<IngestOutcome> {
   try {
     const parser = parserFor(path);
     if (!parser) throw unsupportedFormat();
-    const parsed = await parser.parse(bytes, { path, signal });
+    const ocr: OcrRequest | undefined = options.ocr ? { limitMs: options.max_document_ms, ...(onOcrPage ? { onPage: onOcrPage } : {}) } : undefined;
+    const parsed = await parser.parse(bytes, { path, signal, ...(ocr ? { ocr } : {}) });
     const id: DocumentIdentity = { ...identity, path, content_hash: contentHash(bytes), byte_size: bytes.length };
     const document = buildDocument(parsed, id, options.chunking);
     refuseSecrets(document);
@@ -145,6 +147,8 @@ export interface IngestFileOptions {
   syncRead?: boolean;
   /** Called once the file is read and known to need parsing (a worker starts pdf.js there, off the document's clock). */
   beforeParse?: () => Promise<void> | undefined;
+  /** A scanned page's OCR begins (ingest.ocr on): for the build's progress. */
+  onOcrPage?: OcrRequest['onPage'];
 }
 
 export async function ingestFile(path: string, identity: FileIdentity, options: IngestOptions, run?: Omit<IngestFileOptions, 'knownHash'>): Promise<IngestOutcome>;
@@ -161,6 +165,6 @@ export async function ingestFile(path: string, identity: FileIdentity, options: 
     if (hash === run.knownHash) return { ok: 'unchanged', path, content_hash: hash, byte_size: file.bytes.length, mtime_ms: file.mtime_ms };
   }
   await run.beforeParse?.();
-  const outcome = await ingestBytes(path, file.bytes, identity, options, run.signal);
+  const outcome = await ingestBytes(path, file.bytes, identity, options, run.signal, run.onOcrPage);
   return outcome.ok ? { ...outcome, mtime_ms: file.mtime_ms } : outcome;
 }

@@ -16,6 +16,12 @@ export interface WorkerRequest {
   knownHash?: string;
 }
 export type ScanOutcome = IngestOutcome | UnchangedFile;
+/** A scanned page's OCR begins: the `index`th of `count` pages OCR reads in the document, page `page` of it. */
+export interface OcrPage {
+  index: number;
+  count: number;
+  page: number;
+}
 /** A line a library printed in a worker thread, for the host's logger. */
 export interface WorkerLog {
   level: 'debug' | 'info' | 'warn' | 'error';
@@ -32,6 +38,8 @@ export type WorkerResponse =
   | { id: number; error: string }
   | { log: WorkerLog }
   | { started: number }
+  /** Job `id` begins the OCR of a scanned page (ingest.ocr on): progress, a page at a time. */
+  | { ocr: OcrPage & { id: number } }
   | { ready: true }
   /** The worker is starting pdf.js for its first PDF (`warming: true`) or has (`false`): see WARM_UP_LIMIT_MS. */
   | { warming: boolean };
@@ -43,7 +51,7 @@ export type WorkerResponse =
  */
 export interface IngestPool {
   readonly size: number;
-  run(path: string, identity: FileIdentity, signal?: AbortSignal, knownHash?: string): Promise<ScanOutcome>;
+  run(path: string, identity: FileIdentity, signal?: AbortSignal, knownHash?: string, onOcrPage?: (p: OcrPage) => void): Promise<ScanOutcome>;
   close(): Promise<void>;
 }
 
@@ -62,7 +70,7 @@ export function defaultPoolSize(): number {
 function inProcessPool(options: IngestOptions): IngestPool {
   return {
     size: 1,
-    run: (p, identity, signal, knownHash) => ingestFile(p, identity, options, { signal, knownHash }),
+    run: (p, identity, signal, knownHash, onOcrPage) => ingestFile(p, identity, options, { signal, knownHash, ...(onOcrPage ? { onOcrPage } : {}) }),
     close: async () => undefined,
   };
 }
@@ -101,6 +109,7 @@ interface Job {
   reject: (e: unknown) => void;
   /** Retried on a worker of its own: its worker died while it and another job were being parsed. */
   alone: boolean;
+  onOcrPage?: (p: OcrPage) => void;
 }
 
 interface Pending {
@@ -242,6 +251,7 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
       }
       if ('warming' in msg) return warming(slot, msg.warming);
       if ('started' in msg) return begin(msg.started);
+      if ('ocr' in msg) return pending.get(msg.ocr.id)?.job.onOcrPage?.({ index: msg.ocr.index, count: msg.ocr.count, page: msg.ocr.page });
       const p = pending.get(msg.id);
       if (!p) return;
       settle(msg.id, 'outcome' in msg ? msg.outcome : parseFailure(p.job.path, 'internal', `unexpected error: ${msg.error}`));
@@ -297,11 +307,11 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
 
   return {
     size,
-    async run(p, identity, signal, knownHash) {
+    async run(p, identity, signal, knownHash, onOcrPage) {
       signal?.throwIfAborted();
       if (closed) throw new Error('ingestion pool closed');
       return new Promise<ScanOutcome>((resolve, reject) => {
-        enqueue({ path: p, identity, ...(knownHash !== undefined ? { knownHash } : {}), resolve, reject, alone: false });
+        enqueue({ path: p, identity, ...(knownHash !== undefined ? { knownHash } : {}), ...(onOcrPage ? { onOcrPage } : {}), resolve, reject, alone: false });
         pump();
       });
     },

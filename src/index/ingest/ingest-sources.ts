@@ -1,9 +1,10 @@
 import fs from 'node:fs';
+import { basename } from 'node:path';
 import { type DataDir } from '../../common/data-dir';
 import { registerDocuments } from '../sources/doc-registry';
-import { createIngestPool, type IngestPool, type ScanOutcome } from './ingest-pool';
+import { createIngestPool, type IngestPool, type OcrPage, type ScanOutcome } from './ingest-pool';
 import type { Document, FailedDocument, IngestOptions, UnreadPage } from '../model';
-import { pageRanges } from '../parse/pdf-pages';
+import { NEEDS_OCR_REASON, needsOcrWords, pageRanges } from '../parse/pdf-pages';
 import { type SourceFile, walkSource } from '../sources/source-walker';
 import type { PauseGate } from './pause-gate';
 import type { StagedFolder } from '../store/staged-folder';
@@ -17,6 +18,8 @@ export interface IngestProgress {
   /** Bytes and blocks of the documents parsed so far. */
   bytes: number;
   blocks: number;
+  /** A scanned page of `path` being read by OCR (ingest.ocr on); absent otherwise. */
+  ocr?: OcrPage & { path: string };
 }
 
 /** What a run keeps of each parsed document: the document itself, or a record of where it was set aside. */
@@ -56,9 +59,27 @@ export interface PreviousFile {
  */
 export function partialFailure(path: string, unread: readonly UnreadPage[]): FailedDocument {
   const pages = unread.map((u) => u.page);
-  const named = unread.map((u) => `page ${u.page}: ${u.reason}`).join('; ');
-  return { path, stage: 'parse', code: unread.every((u) => u.code === 'corrupt') ? 'corrupt' : 'no_text', message: `indexed without ${pages.length === 1 ? 'page' : 'pages'} ${pageRanges(pages)}, whose text could not be read (${named}); the other pages are indexed`, pages };
+  // Scanned pages left unread because OCR is off are said as one range, with what to do about them.
+  const needOcr = unread.filter((u) => u.reason === NEEDS_OCR_REASON);
+  const other = unread.filter((u) => u.reason !== NEEDS_OCR_REASON);
+  const said: string[] = [];
+  if (needOcr.length) said.push(needsOcrWords(needOcr.map((u) => u.page), basename(path)));
+  if (other.length) {
+    const named = other.map((u) => `page ${u.page}: ${u.reason}`).join('; ');
+    said.push(`indexed without ${other.length === 1 ? 'page' : 'pages'} ${pageRanges(other.map((u) => u.page))}, whose text could not be read (${named})`);
+  }
+  return { path, stage: 'parse', code: unread.every((u) => u.code === 'corrupt') ? 'corrupt' : 'no_text', message: `${said.join('; ')}; the other pages are indexed`, pages };
 }
+
+/**
+ * A previous document with scanned pages left unread (OCR off then, or stopped at the time limit) is
+ * parsed again when OCR is on, even if its file is unchanged: its pages may be read now.
+ */
+export function scansToRead(previous: PreviousFile, options: IngestOptions): boolean {
+  return options.ocr && (previous.unread_pages ?? []).some((u) => u.image_only);
+}
+
+const reusable = <P extends PreviousFile>(previous: P | undefined, options: IngestOptions): P | undefined => (previous && !scansToRead(previous, options) ? previous : undefined);
 
 /** A file unchanged since the previous build, with its stable doc_id, current source and stat. */
 export interface ReusedFile<P extends PreviousFile = PreviousFile> {
@@ -153,7 +174,7 @@ export async function ingestSources<P extends PreviousFile = PreviousFile, D ext
     for (const [i, file] of ordered.entries()) {
       if (i % STAT_BATCH === STAT_BATCH - 1) await new Promise<void>((r) => setImmediate(r));
       const prev = run.previous.get(file.path);
-      if (!prev) continue;
+      if (!prev || scansToRead(prev, options)) continue;
       const st = statOf(file.path);
       if (st && st.size === prev.byte_size && st.mtimeMs === prev.mtime_ms && st.mtimeMs < trustBefore) {
         outcomes[i] = { ok: 'unchanged', path: file.path, content_hash: prev.content_hash, byte_size: st.size, mtime_ms: st.mtimeMs };
@@ -173,7 +194,7 @@ export async function ingestSources<P extends PreviousFile = PreviousFile, D ext
       signal?.throwIfAborted();
       await run.gate?.passable(signal);
       const identity = { doc_id: PENDING_ID, source_label: file.source.label, aliases: file.source.aliases };
-      const job: Promise<void> = pool.run(file.path, identity, signal, run.previous?.get(file.path)?.content_hash).then(async (o) => {
+      const job: Promise<void> = pool.run(file.path, identity, signal, reusable(run.previous?.get(file.path), options)?.content_hash, (p) => onProgress?.({ stage: 'parse', done, total: toScan.length, bytes, blocks, ocr: { ...p, path: file.path } })).then(async (o) => {
         if (o.ok === true) {
           bytes += o.document.byte_size;
           blocks += o.document.blocks.length;

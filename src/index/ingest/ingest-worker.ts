@@ -8,11 +8,13 @@ import CSSMatrix from '@thednp/dommatrix';
 import { format } from 'node:util';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { importPdfJs, providePdfJs } from '../parse/pdf-runtime';
+import { importOcr, provideOcr, resolveOcrAssets } from '../parse/ocr-runtime';
+import { startOcrEngine } from '../parse/ocr-engine';
 import { warmUpPdfJs } from '../parse/pdf';
 import { parserFor } from '../parse/registry';
 import { ingestFile } from './ingest-file';
 import { type RenderRequest, type RenderResponse, renderFile } from './render-file';
-import type { WorkerLog, WorkerRequest, WorkerResponse, WorkerSetup } from './ingest-pool';
+import type { OcrPage, WorkerLog, WorkerRequest, WorkerResponse, WorkerSetup } from './ingest-pool';
 
 /**
  * Prepares the current thread for pdf.js: the DOMMatrix it needs before it is imported, its worker
@@ -20,8 +22,18 @@ import type { WorkerLog, WorkerRequest, WorkerResponse, WorkerSetup } from './in
  * ("Warning: Cannot polyfill …", for rendering we never use) held back. A worker calls it at start; a
  * test process that parses PDFs itself may call it too (it is that process's own state).
  */
-export function preparePdfThread(): void {
+export function preparePdfThread(warming?: (on: boolean) => void): void {
   withoutZlibStreams();
+  // OCR (tesseract.js's worker script and Tesseract's WebAssembly) starts on the first scanned page; its
+  // start is the worker's, not the document's (`warming`, as for pdf.js below).
+  provideOcr(async () => {
+    warming?.(true);
+    try {
+      return await startOcrEngine(await importOcr(), resolveOcrAssets());
+    } finally {
+      warming?.(false);
+    }
+  });
   providePdfJs(async () => {
     const g = globalThis as Record<string, unknown>;
     g.DOMMatrix ??= CSSMatrix;
@@ -73,7 +85,7 @@ if (port) {
   console.warn = forward('warn');
   console.error = forward('error');
   console.debug = forward('debug');
-  preparePdfThread();
+  preparePdfThread((on) => port.postMessage({ warming: on } satisfies WorkerResponse));
   const { options } = workerData as WorkerSetup;
   /** Jobs begun and not answered yet. */
   let running = 0;
@@ -92,7 +104,8 @@ if (port) {
     if (running > 0) port.postMessage({ started: req.id } satisfies WorkerResponse);
     running++;
     const beforeParse = () => (parserFor(req.path)?.format === 'pdf' ? warmUp().catch(() => undefined) : undefined);
-    void ingestFile(req.path, req.identity, options, { syncRead: true, knownHash: req.knownHash, beforeParse })
+    const onOcrPage = (p: OcrPage) => port.postMessage({ ocr: { id: req.id, ...p } } satisfies WorkerResponse);
+    void ingestFile(req.path, req.identity, options, { syncRead: true, knownHash: req.knownHash, beforeParse, onOcrPage })
       .then(
         (outcome): WorkerResponse => ({ id: req.id, outcome }),
         (err: unknown): WorkerResponse => ({ id: req.id, error: err instanceof Error ? err.message : String(err) }),

@@ -1,10 +1,13 @@
 import type { BlockLocation, DocumentFormat } from '../model';
 import type { ParsedDocument } from '../blocks/parsed-document';
+import type { OcrRequest } from './pdf-ocr';
 
 export interface ParseContext {
   /** For messages, and its extension for a format's dialect (.mdx); parsers never touch the file system. */
   path: string;
   signal?: AbortSignal;
+  /** Read the pages that are images without text with OCR (ingest.ocr on); absent, they are named as unread. */
+  ocr?: OcrRequest;
 }
 
 /**

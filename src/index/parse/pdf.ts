@@ -6,8 +6,10 @@ import { anchorEntries, type FlatEntry, flattenOutline, headingsBySize, type Out
 import { withoutAttachmentEncryption } from './pdf-encryption';
 import { dropRunningLines, toParagraphs } from './pdf-lines';
 import { imageXObjects, type PdfPageRead, readPdfPage } from './pdf-page-read';
-import { judgePages, noTextFailure, unreadPages } from './pdf-pages';
+import { judgePages, needsOcrPages, noTextFailure, unreadPages } from './pdf-pages';
 import { loadPdfJs, resolvePdfAssets } from './pdf-runtime';
+import { OCR_MAX_DECODED_PIXELS } from './pdf-images';
+import { readScans } from './pdf-scans';
 
 export { joinWrapped } from './pdf-lines';
 
@@ -66,16 +68,17 @@ export async function warmUpPdfJs(): Promise<void> {
 
 const JUNK_TITLE = /^(untitled|microsoft word - .*|.*\.(docx?|html?|pdf|tex|dvi))$/i;
 
-const PDF_OPTIONS = { cMapPacked: true, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, isOffscreenCanvasSupported: false, verbosity: 0 } as const;
+// maxImageSize: an image larger than that is never decoded (for OCR; text extraction decodes none).
+const PDF_OPTIONS = { cMapPacked: true, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, isOffscreenCanvasSupported: false, verbosity: 0, maxImageSize: OCR_MAX_DECODED_PIXELS } as const;
 
 type LoadingTask = ReturnType<Awaited<ReturnType<typeof loadPdfJs>>['getDocument']>;
 
 /** Opens the document; a file whose only encrypted part is its attachments is opened without them (pdf-encryption.ts). */
-async function openPdf(bytes: Uint8Array, signal: AbortSignal | undefined): Promise<{ task: LoadingTask; doc: PdfDoc }> {
+async function openPdf(bytes: Uint8Array, signal: AbortSignal | undefined, extra: Record<string, unknown> = {}): Promise<{ task: LoadingTask; doc: PdfDoc }> {
   const pdfjs = await loadPdfJs();
   const assets = resolvePdfAssets();
   const open = async (data: Uint8Array) => {
-    const task = pdfjs.getDocument({ ...PDF_OPTIONS, data, cMapUrl: assets.cMapUrl, standardFontDataUrl: assets.standardFontDataUrl });
+    const task = pdfjs.getDocument({ ...PDF_OPTIONS, ...extra, data, cMapUrl: assets.cMapUrl, standardFontDataUrl: assets.standardFontDataUrl });
     const onAbort = () => void task.destroy();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -100,6 +103,7 @@ export const pdfParser: DocumentParser = {
   format: 'pdf',
   extensions: ['.pdf'],
   async parse(bytes, ctx) {
+    const started = performance.now();
     ctx.signal?.throwIfAborted();
     const { task, doc } = await openPdf(bytes, ctx.signal);
     const onAbort = () => void task.destroy();
@@ -112,8 +116,12 @@ export const pdfParser: DocumentParser = {
       }
       const judged = judgePages(reads);
       const { lines: pages, extras, reports } = judged;
+      // Pages that are images without text (scans): read by OCR when it is on, else named as unread.
+      const scans = await readScans(bytes, doc, reports, judged.boxes, ctx, started, (extra) => openPdf(bytes, ctx.signal, extra));
+      for (const [n, lines] of scans.lines) pages[n - 1] = lines;
+      const name = ctx.path.split(/[\\/]/).pop() ?? ctx.path;
       // Nothing to index: say what the pages hold, images included (a scan needs OCR; a blank page does not).
-      const noText = (furniture: number[] = []) => noTextFailure(reports, imageXObjects(bytes), furniture);
+      const noText = (furniture: number[] = []) => noTextFailure(reports, imageXObjects(bytes), furniture, { ocr: ctx.ocr !== undefined, pages: scans.imagePages, unread: scans.unread, name });
       if (pages.every((p, i) => p.length === 0 && extras[i]!.length === 0)) throw noText();
       dropRunningLines(pages, judged.boxes);
       let entries: FlatEntry[] = [];
@@ -179,7 +187,7 @@ export const pdfParser: DocumentParser = {
         units,
         encoding: null,
         pageCount: doc.numPages,
-        unreadPages: unreadPages(reports),
+        unreadPages: [...unreadPages(reports), ...scans.unread, ...(ctx.ocr ? [] : needsOcrPages(scans.imagePages))].sort((a, b) => a.page - b.page),
       };
     } finally {
       ctx.signal?.removeEventListener('abort', onAbort);

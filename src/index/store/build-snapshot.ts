@@ -42,6 +42,8 @@ export interface BuildProgress {
   bytes: number;
   blocks: number;
   embedding_tokens: number;
+  /** A scanned page being read by OCR: the file, and the page's place among the document's scanned pages. */
+  ocr?: { path: string; index: number; count: number; page: number };
 }
 
 export interface BuildOptions {
@@ -196,7 +198,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
             onProgress: (p) => {
               progress.bytes = p.bytes;
               progress.blocks = p.blocks;
-              opts.onProgress?.({ stage: 'ingest', done: p.done, total: p.total, ...progress });
+              opts.onProgress?.({ stage: 'ingest', done: p.done, total: p.total, ...progress, ...(p.ocr ? { ocr: p.ocr } : {}) });
             },
           });
         } catch (err) {

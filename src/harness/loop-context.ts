@@ -4,7 +4,7 @@ import type { RetryPolicy } from '../common/retry-policy';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
 import type { QueryEmbedder, ToolName } from '../tools/tool';
 import type { Span, Tracer } from '../trace/tracer';
-import type { AgentEvent } from './agent-result';
+import type { AgentEvent } from '../shared/run-result';
 import type { ConversationContext } from './conversation-context';
 import type { ChatMessage, ChatResult, CompleteOptions } from './model-client';
 import type { ProgressTracker } from './progress-tracker';

@@ -9,7 +9,7 @@ import { ConversationStore } from '../../src/app/conversations/conversation-stor
 import { defaultTitle, earlierTurns } from '../../src/app/conversations/conversation-turns';
 import { NO_FOLDER_KEY, checkWorkspaceKey, workspaceKey } from '../../src/app/conversations/workspace-key';
 import { DataDir } from '../../src/common/data-dir';
-import type { AgentResult } from '../../src/harness/agent-result';
+import type { AgentResult } from '../../src/shared/run-result';
 import { fixture, tempDir } from '../helpers';
 import { recordTrials } from '../reliability/trials';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseAction } from '../../src/harness/action-parser';
-import type { AgentEvent } from '../../src/harness/agent-result';
+import type { AgentEvent } from '../../src/shared/run-result';
 import { Budgets } from '../../src/harness/budget';
 import { RunLimits } from '../../src/harness/run-limits';
 import type { Loop } from '../../src/harness/loop-context';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { renderFallback, type ProgressSnapshot } from '../../src/harness/progress-snapshot';
+import { renderFallback } from '../../src/harness/progress-snapshot';
+import type { ProgressSnapshot } from '../../src/shared/run-result';
 import type { LoadedSnapshot } from '../../src/index/store/snapshot-store';
 import { type Lang, type StepOutcome, type StepScope, errorOutcome, notAdmittedOutcome } from '../../src/shared/step-record';
 import { describeCall, summarizeCall } from '../../src/tools/registry';

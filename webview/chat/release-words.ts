@@ -1,5 +1,4 @@
-import type { AgentResult } from '../../src/harness/agent-result';
-import type { ProgressSnapshot } from '../../src/harness/progress-snapshot';
+import type { AgentResult, ProgressSnapshot } from '../../src/shared/run-result';
 import { type Tally, tallyWords } from '../../src/shared/step-record';
 import type { KnowledgeBase } from '../../src/shared/chat-protocol';
 import type { Strings } from './strings';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LocalServer } from '../common/served-window';
-import { AgentEvent } from '../harness/agent-result';
+import { AgentEvent } from '../shared/run-result';
 import { ScopeSummary } from './question-scope';
 
 /**

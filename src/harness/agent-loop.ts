@@ -5,25 +5,25 @@ import { TOOLS } from '../tools/registry';
 import type { Attributes } from '../trace/trace-model';
 import { NULL_SINK, type Span, Tracer } from '../trace/tracer';
 import { parseAction } from './action-parser';
-import type { AgentEvent, AgentResult } from './agent-result';
+import type { AgentEvent, AgentResult, StopReason } from '../shared/run-result';
 import { decideFinal, decideTurn, retryRoom } from './budget';
 import type { AgentOptions, Loop } from './loop-context';
 import type { ChatMessage } from './model-client';
 import { callModel } from './model-turn';
-import { ProgressTracker, type StopReason } from './progress-tracker';
+import { ProgressTracker } from './progress-tracker';
 import { questionLanguage } from './question-language';
 import { renderPrompt, renderTemplate } from './prompt-bundle';
 import { collectionStatusText, toolsPromptText } from './prompt-sections';
 import { NO_CONVERSATION } from './conversation-context';
 import { clarify, finishRun, giveUp, modelFailed, releaseRun } from './release';
 import { modelTurnEntry } from './history-entry';
-import { gateRequest, observeHarness } from './request-gate';
+import { gateRequest, observeHarness, recordRejection } from './request-gate';
 import { RunState } from './run-state';
 import { narrowAction } from './run-scope';
 import { runToolStep } from './tool-step';
 
 export type { AgentOptions, ChatModel } from './loop-context';
-export type { AgentEvent, AgentResult, Citation, ReleaseStatus } from './agent-result';
+export type { AgentEvent, AgentResult, Citation, ReleaseStatus } from '../shared/run-result';
 export { collectionStatusText, toolsPromptText } from './prompt-sections';
 
 /**
@@ -142,9 +142,7 @@ export async function runAgent(o: AgentOptions): Promise<AgentResult> {
         // The final round offers no tools: anything but a Finish ends the run, deterministically.
         const tool = action.kind === 'protocol_error' ? null : action.tool;
         const reason = tool ? 'TOOL_REQUESTED_IN_FINAL_ROUND' : 'PROTOCOL_ERROR_IN_FINAL_ROUND';
-        state.counts.rejected_requests++;
-        tracer.start('rejected_request', `rejected ${tool ?? 'action'}`, turn, { tool, reason: reason.toLowerCase() }).end('error');
-        loop.emit({ type: 'request_rejected', tool, reason: reason.toLowerCase(), message: 'the final round offers no tools' });
+        recordRejection(loop, turn, tool, reason.toLowerCase(), 'the final round offers no tools');
         return giveUp(loop, reason, stopReason);
       }
       const gate = gateRequest(loop, turn, action, reply.reasoning);

@@ -1,4 +1,4 @@
-import type { RemovedCitation } from './agent-result';
+import type { RemovedCitation } from '../shared/run-result';
 
 /**
  * Citation markers `【来源:doc_id#block_id】` in a final answer are checked against what this run showed

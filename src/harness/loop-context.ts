@@ -4,7 +4,7 @@ import type { RetryPolicy } from '../common/retry-policy';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
 import type { QueryEmbedder, ToolName } from '../tools/tool';
 import type { Span, Tracer } from '../trace/tracer';
-import type { AgentEvent } from './agent-result';
+import type { AgentEvent } from '../shared/run-result';
 import type { ConversationContext } from './conversation-context';
 import type { ChatMessage, ChatResult, CompleteOptions } from './model-client';
 import type { ProgressTracker } from './progress-tracker';
@@ -12,7 +12,7 @@ import type { PromptBundle } from './prompt-bundle';
 import type { RunLimits } from './run-limits';
 import type { RunState } from './run-state';
 import type { RunScope } from './run-scope';
-import type { Lang } from './step-words';
+import type { Lang } from '../shared/step-record';
 
 /** What the loop needs from a model: one streamed completion (ChatClient in production). */
 export interface ChatModel {

@@ -1,7 +1,6 @@
 import { InformationGain } from './action-parser';
 import { Thresholds } from './run-limits';
-
-export type StopReason = 'INFORMATION_SATURATED' | 'BUDGET_LIMIT_REACHED' | 'PROGRESS_PROTOCOL_VIOLATED';
+import type { StopReason } from '../shared/run-result';
 export type CollectionState = 'COLLECTING' | 'SATURATED';
 
 export const PROGRESS_VIOLATIONS = ['missing_evaluation', 'stale_evaluation', 'wrong_id', 'unexpected_evaluation', 'bad_value', 'malformed_action'] as const;

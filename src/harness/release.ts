@@ -1,12 +1,11 @@
 import path from 'node:path';
 import { describeFailure } from '../common/provider-failure';
 import { pageRanges } from '../index/parse/pdf-pages';
-import type { AgentResult, Release, ReleaseStatus } from './agent-result';
+import { type AgentResult, type Release, type ReleaseStatus, type StopReason, stopWords } from '../shared/run-result';
 import { checkCitations } from './citations';
 import type { Loop } from './loop-context';
 import type { ChatError } from './model-client';
-import { checkedLines, renderFallback, stopWords } from './progress-snapshot';
-import type { StopReason } from './progress-tracker';
+import { checkedLines, renderFallback } from './progress-snapshot';
 
 /**
  * The partial snapshot's missing documents, named in the answer unless it names them already; a document

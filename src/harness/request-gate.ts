@@ -4,7 +4,8 @@ import type { Span } from '../trace/tracer';
 import type { ParsedAction } from './action-parser';
 import { observationEntry } from './history-entry';
 import type { Loop } from './loop-context';
-import type { RequestDecision, StopReason } from './progress-tracker';
+import type { RequestDecision } from './progress-tracker';
+import type { StopReason } from '../shared/run-result';
 import { toolScopeKey, unlistedScopeKey } from '../tools/registry';
 
 type Observation = {
@@ -14,6 +15,16 @@ type Observation = {
   payload: null;
   message: string;
 };
+
+/**
+ * Records one rejected request, once: the run's count, its rejected_request span and the event a UI
+ * shows are written here together (the gate's rejections and the final round's alike).
+ */
+export function recordRejection(loop: Loop, turn: Span, tool: string | null, reason: string, message: string, attrs: Attributes = {}): void {
+  loop.state.counts.rejected_requests++;
+  loop.tracer.start('rejected_request', `rejected ${tool ?? 'action'}`, turn, { tool, reason, ...attrs }).end('error');
+  loop.emit({ type: 'request_rejected', tool, reason, message });
+}
 
 /** Appends an Observation without payload to the history (the harness speaking, never a tool). */
 export function observeHarness(loop: Loop, obs: Observation): void {
@@ -50,11 +61,7 @@ export function gateRequest(loop: Loop, turn: Span, action: Exclude<ParsedAction
     decision = tracker.decide(scope, prev);
     if (decision.kind === 'execute' && state.unavailable.has(action.tool)) decision = tracker.rejectUnavailable();
   }
-  const reject = (reason: string, message: string, attrs: Attributes = {}) => {
-    state.counts.rejected_requests++;
-    loop.tracer.start('rejected_request', `rejected ${toolName ?? 'action'}`, turn, { tool: toolName, scope, reason, ...attrs, ...rating }).end('error');
-    loop.emit({ type: 'request_rejected', tool: toolName, reason, message });
-  };
+  const reject = (reason: string, message: string, attrs: Attributes = {}) => recordRejection(loop, turn, toolName, reason, message, { scope, ...attrs, ...rating });
   switch (decision.kind) {
     case 'execute':
       return { kind: 'execute', tool: (action as Extract<ParsedAction, { kind: 'tool' }>).tool as ToolName, scope };

@@ -1,8 +1,7 @@
 import { countTokens } from '../common/tokenizer';
 import type { BlockView } from '../tools/tool';
 import type { Budgets } from './budget';
-import type { Citation, Counts, Ledger, Tokens } from './agent-result';
-import type { Limitation, ProgressFact, ProgressSnapshot } from './progress-snapshot';
+import type { Citation, Counts, Ledger, Limitation, ProgressFact, ProgressSnapshot, Tokens } from '../shared/run-result';
 import type { ProviderFailure } from '../common/provider-failure';
 import type { ContextWindow } from '../common/served-window';
 

@@ -7,10 +7,9 @@ import { DocQaError, errorMessage } from '../common/errors';
 import type { AgentResult, Citation, RemovedCitation } from '../harness/agent-result';
 import { MARKER } from '../harness/citations';
 import type { EarlierTurn } from '../harness/conversation-context';
-import { stopWords } from '../harness/progress-snapshot';
-import { describeOutcome, describeScope } from '../harness/step-words';
 import type { BlockLocation } from '../index/model';
 import type { UiLang } from '../shared/chat-protocol';
+import { stopWords } from '../shared/run-result';
 import { completeness, checkedSummary, headline, partialDisclosure } from '../../webview/chat/release-words';
 import { type Strings, stringsFor } from '../../webview/chat/strings';
 import { knowledgeBaseOf } from './knowledge-base';
@@ -107,10 +106,10 @@ export async function answerInChat(app: DocQaApp, req: ParticipantRequest, out: 
       if (e.scope) out.progress(S.ledgerScope(e.scope.documents.map((d) => d.title), e.scope.of));
     } else if (e.type === 'model_loading') out.progress(`${e.model}…`);
     else if (e.type === 'tool_requested') {
-      const words = describeScope(e.scope, req.lang);
+      const words = e.scope.words[req.lang];
       steps.set(e.tool_call_id, words);
       out.progress(`${words}…`);
-    } else if (e.type === 'tool_result') out.progress(`${steps.get(e.tool_call_id) ?? e.tool}: ${describeOutcome(e.tool, e.outcome, req.lang)}`);
+    } else if (e.type === 'tool_result') out.progress(`${steps.get(e.tool_call_id) ?? e.tool}: ${e.outcome.words[req.lang]}`);
   };
   let result: AgentResult;
   let snapshotId: string;

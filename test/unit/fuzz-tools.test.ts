@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { DataDir } from '../../src/common/data-dir';
 import { parseAction } from '../../src/harness/action-parser';
-import type { AgentEvent } from '../../src/harness/agent-result';
+import type { AgentEvent } from '../../src/shared/run-result';
 import { RunLimits } from '../../src/harness/run-limits';
 import type { Loop } from '../../src/harness/loop-context';
 import { ProgressTracker } from '../../src/harness/progress-tracker';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { Citation } from '../../src/harness/agent-result';
+import type { Citation } from '../../src/shared/run-result';
 import type { ChatEvent } from '../../src/shared/chat-protocol';
 import { conversation, doneTurn, result } from '../fakes/chat-fixtures';
 import { eventually } from '../e2e/lib/wait';

@@ -1,6 +1,6 @@
 import { memo } from 'preact/compat';
 import { useMemo, useRef, useState } from 'preact/hooks';
-import type { Citation } from '../../src/harness/agent-result';
+import type { Citation } from '../../src/shared/run-result';
 import { type CiteView, type Split, renderBlock, splitBlocks } from './markdown';
 import { showControls } from '../../src/shared/inert-text';
 import type { Preview } from './chat-controller';

@@ -1,6 +1,6 @@
 import DOMPurify from 'dompurify';
 import MarkdownIt from 'markdown-it';
-import type { Citation, RemovedCitation } from '../../src/harness/agent-result';
+import type { Citation, RemovedCitation } from '../../src/shared/run-result';
 import { highlight } from './highlight';
 import { showControls } from '../../src/shared/inert-text';
 import type { Strings } from './strings';

@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { AgentResult, Ledger, RemovedCitation } from '../../src/harness/agent-result';
-import { stopWords } from '../../src/harness/progress-snapshot';
+import { type AgentResult, type Ledger, type RemovedCitation, stopWords } from '../../src/shared/run-result';
 import type { ScopeSummary } from '../../src/app/question-scope';
 import type { KnowledgeBase, UiLang } from '../../src/shared/chat-protocol';
 import { showControls } from '../../src/shared/inert-text';

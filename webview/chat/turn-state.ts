@@ -1,6 +1,7 @@
 import type { AskEvent } from '../../src/app/ask-event';
 import type { ConversationTurn } from '../../src/app/conversations/conversation';
-import type { Citation, Ledger, RemovedCitation } from '../../src/harness/agent-result';
+import type { Citation, Ledger, RemovedCitation } from '../../src/shared/run-result';
+import { recordStep } from '../../src/shared/turn-steps';
 
 /**
  * One question as the view shows it: the stored turn (steps, result, run id) plus what only a live run
@@ -43,9 +44,9 @@ export function applyEvent(t: LiveTurn, e: AskEvent, now: number): LiveTurn {
     case 'run_started':
       return { ...t, loading: null, turn: { ...turn, run_id: e.run_id, snapshot_id: e.snapshot_id, lang: e.lang, prompt_bundle: e.prompt_bundle, ...(e.scope ? { scope: e.scope } : {}) } };
     case 'tool_requested':
-      return { ...t, turn: { ...turn, steps: [...turn.steps, { tool_call_id: e.tool_call_id, tool: e.tool, scope: e.scope, outcome: null, blocks: [] }] } };
     case 'tool_result':
-      return { ...t, turn: { ...turn, steps: turn.steps.map((s) => (s.tool_call_id === e.tool_call_id ? { ...s, outcome: e.outcome, blocks: e.blocks } : s)) } };
+      // The same reducer the conversation store folds the run's events with.
+      return { ...t, turn: { ...turn, steps: recordStep(turn.steps, e) } };
     case 'answer_delta':
       if (t.answerTurn !== e.turn) return { ...t, answer: e.text, answerTurn: e.turn, verified: null, removed: [] };
       return { ...t, answer: t.answer + e.text };

@@ -6,7 +6,7 @@ import { showControls } from '../../src/shared/inert-text';
 import { LedgerView, ReleaseView, RemovedView } from './outcome-view';
 import { StepsView } from './steps-view';
 import type { LiveTurn } from './turn-state';
-import { stopWords } from '../../src/harness/progress-snapshot';
+import { stopWords } from '../../src/shared/run-result';
 import { useController, useLang, useStrings } from './use-chat';
 
 /** One question and everything its run showed; memoised, so a delta to the last turn leaves the others alone. */

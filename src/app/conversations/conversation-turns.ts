@@ -1,6 +1,5 @@
-import type { AgentEvent } from '../../harness/agent-result';
 import type { EarlierTurn } from '../../harness/conversation-context';
-import type { Conversation, ConversationTurn, TurnStep } from './conversation';
+import type { Conversation, ConversationTurn } from './conversation';
 
 const TITLE_CHARS = 80;
 
@@ -21,12 +20,8 @@ export function earlierTurns(c: Conversation): EarlierTurn[] {
   return c.turns.filter((t) => t.state === 'done' && t.result?.answer != null).map((t) => ({ question: t.question, answer: t.result!.answer! }));
 }
 
-/** A turn's steps after one event of its run: a tool request opens a step, its result completes it. */
-export function recordStep(steps: readonly TurnStep[], e: AgentEvent): TurnStep[] {
-  if (e.type === 'tool_requested') return [...steps, { tool_call_id: e.tool_call_id, tool: e.tool, scope: e.scope, outcome: null, blocks: [] }];
-  if (e.type === 'tool_result') return steps.map((s) => (s.tool_call_id === e.tool_call_id ? { ...s, outcome: e.outcome, blocks: e.blocks } : s));
-  return [...steps];
-}
+// The one reducer of a turn's steps, shared with the chat view.
+export { recordStep } from '../../shared/turn-steps';
 
 /**
  * Turns left `running` by a process of this host that is gone (a crash, a closed window, a kill) are

@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 const CORE = ['src/common/**', 'src/index/**', 'src/tools/**', 'src/harness/**', 'src/trace/**', 'src/eval/**', 'src/app/**'];
 const VSCODE = { name: 'vscode', message: 'The core must not import vscode; only src/extension.ts and src/vscode/ may.' };
-const HOSTS = ['cli', 'vscode'];
+const HOSTS = ['cli', 'mcp', 'vscode'];
 /** For each folder, what it may not import. */
 const LAYERS = [
   ['common', ['index', 'tools', 'harness', 'trace', 'eval', 'app', ...HOSTS]],
@@ -14,6 +14,8 @@ const LAYERS = [
   ['harness', ['eval', 'app', ...HOSTS]],
   ['eval', ['app', ...HOSTS]],
   ['app', HOSTS],
+  // The MCP server is a host over the application layer, started by the CLI (`docqa mcp`).
+  ['mcp', ['cli', 'vscode']],
 ];
 /**
  * The extension host is shared with every other extension: the core changes no process-wide state.

@@ -2,12 +2,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { TOOLS, toolJsonSchema } from '../../src/tools/registry';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { fixture, tempDir } from '../helpers';
 import { recordTrials } from '../reliability/trials';
-import { makeCli } from './cli';
+import { clientConfigJson, mcpLaunch } from '../../src/vscode/mcp-launch';
+import { CLI, makeCli } from './cli';
 import { copyFixture, treeHashes } from './datadir-fixture';
 import { type McpSession, call, connectMcp, payloadOf } from './mcp-clients';
 
@@ -267,6 +270,40 @@ describe('docqa mcp: rebuilds and several clients', () => {
       recordTrials({ area: 'mcp', fault: `a rebuild activating a new snapshot while two MCP clients call (${during} calls during the build)`, trials: during + 4, outcome: 'every call saw one whole snapshot; the next call saw the new one' }, __filename);
     } finally {
       await Promise.all(clients.map((c) => c.close()));
+    }
+  });
+});
+
+describe('docqa mcp: the configuration the extension gives VS Code and copies for other clients', () => {
+  it('starts the server the extension ships over its data directory, with the embedding endpoint from the settings and no key', async () => {
+    const server = await new FakeOpenAIServer().start();
+    try {
+      const env = { DOCQA_EMBEDDING_PROVIDER: 'openai-compatible', DOCQA_EMBEDDING_BASE_URL: server.baseURL, DOCQA_EMBEDDING_MODEL: 'fake', DOCQA_EMBEDDING_DIMENSIONS: '16' };
+      const cli = makeCli(env);
+      cli.json(['sources', 'add', fixture('markdown', 'cell-notes.md'), '--json']);
+      assert.equal((await cli.runAsync(['index', '--yes'])).code, 0);
+      const settings: Record<string, unknown> = { 'docqa.embedding.provider': 'openai-compatible', 'docqa.embedding.baseUrl': server.baseURL, 'docqa.embedding.model': 'fake', 'docqa.embedding.dimensions': 16, 'docqa.embedding.apiKey': 'never-read' };
+      const launch = mcpLaunch({ node: process.execPath, extensionPath: path.join(__dirname, '..', '..'), dataDir: cli.store, setting: (k) => settings[k] });
+      assert.deepEqual(launch.args, [CLI, '--store', cli.store, 'mcp']);
+      assert.deepEqual(launch.env, { ELECTRON_RUN_AS_NODE: '1', ...env });
+      const copied = JSON.parse(clientConfigJson(launch)) as { mcpServers: { docqa: { command: string; args: string[]; env: Record<string, string> } } };
+      assert.deepEqual(copied.mcpServers.docqa, { command: launch.command, args: launch.args, env: launch.env });
+      assert.doesNotMatch(clientConfigJson(launch), /never-read|API_KEY/);
+      // Started exactly as a client would start it from the copied configuration.
+      const transport = new StdioClientTransport({ command: copied.mcpServers.docqa.command, args: copied.mcpServers.docqa.args, env: { PATH: process.env.PATH ?? '', ...copied.mcpServers.docqa.env }, stderr: 'pipe' });
+      const client = new Client({ name: 'claude-desktop-like', version: '1' });
+      await client.connect(transport);
+      try {
+        const r = payloadOf((await client.callTool({ name: 'search_blocks', arguments: { query: 'microscope' } })) as CallToolResult) as { mode: string; blocks: Array<{ path: string }> };
+        assert.equal(r.mode, 'hybrid', 'a keyless local endpoint embeds the query');
+        assert.equal(r.blocks[0]!.path, fixture('markdown', 'cell-notes.md'));
+      } finally {
+        await client.close();
+      }
+      // Keyword-only settings: nothing about embeddings but the provider.
+      assert.deepEqual(mcpLaunch({ node: 'node', extensionPath: '/ext', dataDir: '/data', setting: (k) => (k === 'docqa.embedding.provider' ? 'none' : k === 'docqa.embedding.dimensions' ? null : '') }).env, { ELECTRON_RUN_AS_NODE: '1', DOCQA_EMBEDDING_PROVIDER: 'none' });
+    } finally {
+      await server.close();
     }
   });
 });

@@ -25,6 +25,7 @@ import { traceviewBench } from './traceview.bench';
 import { handwrittenBench } from './handwritten.bench';
 import { CORPUS_DIR, pdfCorpusBench } from './pdf-corpus.bench';
 import { formatsBench } from './formats.bench';
+import { mcpBench } from './mcp.bench';
 
 const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   ingest: ingestBench,
@@ -42,6 +43,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   handwritten: handwrittenBench,
   'pdf-corpus': pdfCorpusBench,
   formats: formatsBench,
+  mcp: mcpBench,
 };
 
 /** Set for a group run as a child of the whole run: where its rows go. */

@@ -188,14 +188,21 @@ describe('docqa mcp', () => {
   });
 });
 
+/** A CLI whose data directory holds `file` indexed with the fake server's embedding model (keyless, on this machine). */
+async function indexedWithEmbeddings(server: FakeOpenAIServer, file: string) {
+  const env = { DOCQA_EMBEDDING_PROVIDER: 'openai-compatible', DOCQA_EMBEDDING_BASE_URL: server.baseURL, DOCQA_EMBEDDING_MODEL: 'fake', DOCQA_EMBEDDING_DIMENSIONS: '16' };
+  const cli = makeCli(env);
+  cli.json(['sources', 'add', file, '--json']);
+  const built = await cli.runAsync(['index', '--yes']);
+  assert.equal(built.code, 0, built.stderr);
+  return { env, cli };
+}
+
 describe('docqa mcp: search with the snapshot’s embeddings', () => {
   it('embeds the query when the snapshot’s endpoint is configured; without it, searches by keywords and says why', async () => {
     const server = await new FakeOpenAIServer().start();
     try {
-      const env = { DOCQA_EMBEDDING_PROVIDER: 'openai-compatible', DOCQA_EMBEDDING_BASE_URL: server.baseURL, DOCQA_EMBEDDING_MODEL: 'fake', DOCQA_EMBEDDING_DIMENSIONS: '16' };
-      const cli = makeCli(env);
-      cli.json(['sources', 'add', fixture('markdown', 'zh-history.md'), '--json']);
-      assert.equal((await cli.runAsync(['index', '--yes'])).code, 0);
+      const { env, cli } = await indexedWithEmbeddings(server, fixture('markdown', 'zh-history.md'));
       const embedded = server.requests.length;
       const hybrid = await connectMcp(cli.store, env);
       const keyword = await connectMcp(cli.store, { DOCQA_EMBEDDING_PROVIDER: 'none' });
@@ -278,10 +285,7 @@ describe('docqa mcp: the configuration the extension gives VS Code and copies fo
   it('starts the server the extension ships over its data directory, with the embedding endpoint from the settings and no key', async () => {
     const server = await new FakeOpenAIServer().start();
     try {
-      const env = { DOCQA_EMBEDDING_PROVIDER: 'openai-compatible', DOCQA_EMBEDDING_BASE_URL: server.baseURL, DOCQA_EMBEDDING_MODEL: 'fake', DOCQA_EMBEDDING_DIMENSIONS: '16' };
-      const cli = makeCli(env);
-      cli.json(['sources', 'add', fixture('markdown', 'cell-notes.md'), '--json']);
-      assert.equal((await cli.runAsync(['index', '--yes'])).code, 0);
+      const { env, cli } = await indexedWithEmbeddings(server, fixture('markdown', 'cell-notes.md'));
       const settings: Record<string, unknown> = { 'docqa.embedding.provider': 'openai-compatible', 'docqa.embedding.baseUrl': server.baseURL, 'docqa.embedding.model': 'fake', 'docqa.embedding.dimensions': 16, 'docqa.embedding.apiKey': 'never-read' };
       const launch = mcpLaunch({ node: process.execPath, extensionPath: path.join(__dirname, '..', '..'), dataDir: cli.store, setting: (k) => settings[k] });
       assert.deepEqual(launch.args, [CLI, '--store', cli.store, 'mcp']);

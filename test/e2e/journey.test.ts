@@ -344,7 +344,8 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         assert.equal(block.location.kind, 'page');
         await turn.locator('.chip').first().click();
         const page_ = (block.location as { page: number }).page;
-        await page.locator('.tabs-container .tab.active', { hasText: `photosynthesis-en.pdf — p. ${page_}` }).waitFor({ timeout: 30_000 });
+        // The tab carries the document's title, as the chip does; the view's header names the file.
+        await page.locator('.tabs-container .tab.active', { hasText: `${doc.title} — p. ${page_}` }).waitFor({ timeout: 30_000 });
         const logs: string[] = [];
         page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
         const pdf = await webviewWith(page, '.hl', 30_000).catch(async (err: unknown) => {

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { BlockView } from '../tools/tool';
 import type { DataDir } from '../common/data-dir';
 import { BlockLocation } from '../index/model';
 import type { SnapshotLru } from '../index/store/snapshot-lru';
@@ -18,13 +19,8 @@ export const BlockLookup = z.discriminatedUnion('found', [
     found: z.literal(true),
     snapshot_id: z.string(),
     snapshot_used: SnapshotUsed,
-    ref: z.string(),
-    doc_id: z.string(),
-    block_id: z.string(),
-    doc_title: z.string(),
-    source_label: z.string(),
-    section_path: z.string(),
-    text: z.string(),
+    // The block as the tools show it.
+    ...BlockView.shape,
     /** Where the block sits in its source, as the index keeps it (line range, or PDF page). */
     location: BlockLocation,
     /** The source file, and whether it is still there (a chip to a removed file says so). */

@@ -1,6 +1,6 @@
 import { payloadHash } from '../tools/payload-hash';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
-import { runTool } from '../tools/registry';
+import { runTool, summarizeCall } from '../tools/registry';
 import { type QueryEmbedder, TOOL_NAMES, type ToolName } from '../tools/tool';
 import type { LoadedTrace } from '../trace/trace-store';
 
@@ -44,8 +44,8 @@ export async function replayToolCalls(trace: LoadedTrace, snapshot: LoadedSnapsh
     const recordedRefs = Array.isArray(a.refs) ? a.refs.map(String) : [];
     // No retry here: the embedding client retries a transient failure itself (the retry policy).
     const payload = await runTool(tool as ToolName, a.input, { snapshot, embedQuery, scope });
-    const items = ((payload.blocks ?? payload.hits) as Array<{ ref: string }> | undefined) ?? [];
-    const refs = items.map((b) => b.ref);
+    // The refs a step records (the blocks it returned or located), as the recorded span has them.
+    const refs = summarizeCall(tool as ToolName, a.input, payload, { snapshot, questionScope: scope }).briefs.map((b) => b.ref);
     const hash = payloadHash(payload);
     const shared = refs.filter((r) => recordedRefs.includes(r));
     const sharedRecorded = recordedRefs.filter((r) => refs.includes(r));

@@ -10,7 +10,7 @@ export { ConnectionReport } from './connection-test';
 export { AppSettings } from './settings';
 export { AgentEvent, AgentResult, BlockBrief, Citation, Counts, Ledger, Release, ReleaseStatus, RemovedCitation, Tokens } from '../harness/agent-result';
 export { ProgressSnapshot } from '../harness/progress-snapshot';
-export { StepOutcome, StepScope } from '../harness/step-words';
+export { StepOutcome, StepScope } from '../shared/step-record';
 export { ProviderFailure } from '../common/provider-failure';
 export { BlockLookup, BlockRequest } from './block-lookup';
 export { ConversationAskEvent, ConversationAskRequest } from './conversations/ask-in-conversation';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ProviderFailure } from '../common/provider-failure';
 import { ContextWindow } from '../common/served-window';
 import { ProgressSnapshot } from './progress-snapshot';
-import { StepOutcome, StepScope } from './step-words';
+import { BlockBrief, StepOutcome, StepScope } from '../shared/step-record';
 
 /**
  * What one run produces and what it tells a UI while it runs: zod schemas, so the CLI's JSON, the
@@ -80,9 +80,7 @@ export const AgentResult = z.object({
 });
 export type AgentResult = z.infer<typeof AgentResult>;
 
-/** A block a step returned, as a step list shows it (title, section, first line). */
-export const BlockBrief = z.object({ ref: z.string(), doc_title: z.string(), section_path: z.string(), first_line: z.string() });
-export type BlockBrief = z.infer<typeof BlockBrief>;
+export { BlockBrief };
 
 export const AgentEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('turn_started'), turn: z.number().int(), final_round: z.boolean() }),

@@ -12,7 +12,7 @@ import type { PromptBundle } from './prompt-bundle';
 import type { RunLimits } from './run-limits';
 import type { RunState } from './run-state';
 import type { RunScope } from './run-scope';
-import type { Lang } from './step-words';
+import type { Lang } from '../shared/step-record';
 
 /** What the loop needs from a model: one streamed completion (ChatClient in production). */
 export interface ChatModel {

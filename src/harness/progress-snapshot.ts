@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Lang, StepOutcome, StepScope, describeOutcome, describeScope } from './step-words';
+import { type Lang, StepOutcome, StepScope } from '../shared/step-record';
 
 /**
  * Verified progress (information-gain seed §10): what the tools really returned in this run, projected
@@ -42,14 +42,14 @@ export function stopWords(reason: string | null, lang: Lang): string | null {
 
 function limitationLine(l: Limitation, lang: Lang): string {
   if (l.kind === 'partial_collection') return lang === 'zh' ? `未能入库、未覆盖的文档：${l.documents.join('、')}` : `documents that could not be indexed and were not covered: ${l.documents.join(', ')}`;
-  const what = l.scope ? describeScope(l.scope, lang) : '';
+  const what = l.scope ? l.scope.words[lang] : '';
   if (l.kind === 'tool_unavailable') return lang === 'zh' ? `${l.scope?.tool ?? '工具'}本次不可用` : `${l.scope?.tool ?? 'a tool'} was unavailable in this run`;
-  return `${what}: ${l.outcome ? describeOutcome(l.scope?.tool ?? '', l.outcome, lang) : ''}`;
+  return `${what}: ${l.outcome ? l.outcome.words[lang] : ''}`;
 }
 
 /** The checked facts as lines ("- Scanning all 42 documents for “X”: 0 hits"). */
 export function factLines(p: ProgressSnapshot, lang: Lang): string[] {
-  return p.facts.map((f) => `- ${describeScope(f.scope, lang)}${lang === 'zh' ? '：' : ': '}${describeOutcome(f.scope.tool, f.outcome, lang)}`);
+  return p.facts.map((f) => `- ${f.scope.words[lang]}${lang === 'zh' ? '：' : ': '}${f.outcome.words[lang]}`);
 }
 
 /** "Checked in this run:" and the checked facts, one per line. */

@@ -1,4 +1,4 @@
-import type { Lang } from './step-words';
+import type { Lang } from '../shared/step-record';
 
 /**
  * The language a question is asked in: Chinese when it has Chinese characters. The prompt bundle is

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
+import { findTool } from '../tools/registry';
 import type { ParsedAction } from './action-parser';
 
 /**
@@ -14,14 +15,21 @@ import type { ParsedAction } from './action-parser';
 export const RunScope = z.object({ doc_ids: z.array(z.string().min(1)).min(1) });
 export type RunScope = z.infer<typeof RunScope>;
 
-/** Tools whose `doc_ids` list may be filled with the scope when the model leaves it out. */
-const DOC_LIST_TOOLS = new Set(['search_blocks', 'scan_term', 'get_outline']);
+/** The input fields a tool declares (its schema's), so the narrowing asks the tool, not its name. */
+function fieldsOf(tool: string): Set<string> {
+  const shape = (findTool(tool)?.input as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return new Set(Object.keys(shape ?? {}));
+}
 
-/** A tool input inside the scope: absent `doc_ids` (or list_blocks' `doc_id` when the scope is one document) filled in. */
+/**
+ * A tool input inside the scope: an absent or empty `doc_ids` list filled with the scope, or an absent
+ * `doc_id` when the scope is one document — for the tools whose input has that field.
+ */
 export function narrowInput(tool: string, input: Record<string, unknown>, scope: RunScope | undefined): Record<string, unknown> {
   if (!scope) return input;
-  if (DOC_LIST_TOOLS.has(tool) && (input.doc_ids === undefined || (Array.isArray(input.doc_ids) && input.doc_ids.length === 0))) return { ...input, doc_ids: [...scope.doc_ids] };
-  if (tool === 'list_blocks' && input.doc_id === undefined && scope.doc_ids.length === 1) return { ...input, doc_id: scope.doc_ids[0] };
+  const fields = fieldsOf(tool);
+  if (fields.has('doc_ids') && (input.doc_ids === undefined || (Array.isArray(input.doc_ids) && input.doc_ids.length === 0))) return { ...input, doc_ids: [...scope.doc_ids] };
+  if (fields.has('doc_id') && input.doc_id === undefined && scope.doc_ids.length === 1) return { ...input, doc_id: scope.doc_ids[0] };
   return input;
 }
 

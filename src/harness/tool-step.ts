@@ -2,40 +2,33 @@ import type { ProviderFailure } from '../common/provider-failure';
 import { EmbeddingError } from '../index/embed/embedding-client';
 import { countTokens } from '../common/tokenizer';
 import { payloadHash } from '../tools/payload-hash';
-import { runTool } from '../tools/registry';
-import type { BlockView, ToolContext, ToolName, ToolPayload } from '../tools/tool';
+import { describeCall, runTool, summarizeCall } from '../tools/registry';
+import type { StepSummary, ToolContext, ToolName, ToolPayload } from '../tools/tool';
 import type { Attributes } from '../trace/trace-model';
 import type { Span } from '../trace/tracer';
-import type { BlockBrief } from './agent-result';
+import { notAdmittedOutcome } from '../shared/step-record';
 import { admit } from './budget';
 import { observationEntry } from './history-entry';
 import type { Loop } from './loop-context';
 import { observeHarness } from './request-gate';
-import { outcomeOf, scopeOf } from './step-words';
 
 /** Errors of the tools' execution layer (seed A.2): the tool could not do its work; not the model's mistake. */
 const EXECUTION_ERRORS = new Set(['upstream_unavailable', 'collection_unavailable', 'tool_internal_error']);
 
 
 /** What a tool span records about a result in every trace mode: counts, refs and (for search) ranks and scores. */
-function resultAttributes(p: ToolPayload): Attributes {
-  const items = ((p.blocks ?? p.hits) as Array<{ ref: string }> | undefined) ?? [];
-  const docs = (p.documents as Array<{ doc_id: string }> | undefined) ?? [];
+function resultAttributes(p: ToolPayload, step: StepSummary): Attributes {
+  const count = step.briefs.length || step.doc_ids.length;
   return {
-    outcome: p.error ? `error ${p.error.code}` : p.empty_reason ? `empty (${p.empty_reason})` : `${items.length || docs.length} result(s)`,
+    outcome: p.error ? `error ${p.error.code}` : p.empty_reason ? `empty (${p.empty_reason})` : `${count} result(s)`,
     error_code: p.error?.code ?? null,
-    empty_reason: (p.empty_reason as string | undefined) ?? null,
-    result_count: items.length || docs.length,
-    refs: items.map((b) => b.ref),
-    doc_ids: docs.map((d) => d.doc_id),
+    empty_reason: p.empty_reason ?? null,
+    result_count: count,
+    refs: step.briefs.map((b) => b.ref),
+    doc_ids: step.doc_ids,
     token_estimate: p.token_estimate,
     payload_hash: payloadHash(p),
   };
-}
-
-function briefs(p: ToolPayload): BlockBrief[] {
-  const items = ((p.blocks ?? p.hits) as Array<Partial<BlockView> & { ref: string; snippet?: string }> | undefined) ?? [];
-  return items.map((b) => ({ ref: b.ref, doc_title: b.doc_title ?? '', section_path: b.section_path ?? '', first_line: ((b.text ?? b.snippet ?? '').split('\n').find((l) => l.trim()) ?? '').trim().slice(0, 160) }));
 }
 
 /**
@@ -51,7 +44,8 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
   const { state, tracker, o } = loop;
   state.counts.tool_calls++;
   const id = `call-${state.counts.tool_calls}`;
-  const stepScope = scopeOf(tool, input, o.snapshot, o.scope?.doc_ids);
+  const view = { snapshot: o.snapshot, questionScope: o.scope?.doc_ids };
+  const stepScope = describeCall(tool, input, view);
   const call = loop.tracer.start('tool_call', tool, turn, { tool, tool_call_id: id, scope, input: input as Attributes, ...rating });
   loop.emit({ type: 'tool_requested', tool, tool_call_id: id, scope_key: scope, scope: stepScope });
   let embeddingFailure: ProviderFailure | null = null;
@@ -78,7 +72,8 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
     onTrace: (e) => call.set({ search: e.detail as Attributes }),
   };
   const payload = await runTool(tool, input, ctx);
-  call.set({ ...resultAttributes(payload), embedding_tokens: state.tokens.embedding });
+  const step = summarizeCall(tool, input, payload, view);
+  call.set({ ...resultAttributes(payload, step), embedding_tokens: state.tokens.embedding });
   call.artifact('tool_payload', () => JSON.stringify(payload));
   const entry = observationEntry({ harness_status: 'ok', tool, tool_call_id: id, payload, message: null });
   const resultTokens = countTokens(entry) + 1;
@@ -103,8 +98,8 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
   const execError = payload.error && EXECUTION_ERRORS.has(payload.error.code);
   if (!admission.admitted) {
     tracker.recordResult(id, scope, true);
-    for (const b of briefs(payload)) state.refused.add(b.ref);
-    const outcome = outcomeOf(payload, { reason: admission.reason, tokens: resultTokens });
+    for (const b of step.briefs) state.refused.add(b.ref);
+    const outcome = notAdmittedOutcome(step.outcome, { reason: admission.reason, tokens: resultTokens });
     state.limitations.push({ kind: 'not_admitted', tool_call_id: id, scope: stepScope, outcome, documents: [] });
     if (admission.reason === 'request_budget_exceeded') state.requestBudgetSpent = true;
     call.end(payload.error ? 'error' : 'ok', { admitted: false, auto_information_gain: 'NO_GAIN' });
@@ -113,7 +108,7 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
     observeHarness(loop, { harness_status: admission.reason, tool, tool_call_id: id, payload: null, message: `the result (${payload.token_estimate} tokens) does not fit the ${which} budget and was not added; ${which === 'context' ? 'narrow the scope or Finish' : 'no more tools: Finish now and state what is unfinished'}` });
     return;
   }
-  const outcome = outcomeOf(payload);
+  const { outcome } = step;
   if (execError) {
     // The tool could not work (an endpoint down, a defect): not evidence, not the model's fault, no gain either way.
     tracker.recordFailure(scope);
@@ -129,10 +124,10 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
     tracker.recordResult(id, scope, Boolean(payload.empty_reason));
     state.facts.push({ tool_call_id: id, scope: stepScope, outcome });
     state.scopes.push(scope);
-    for (const b of (payload.blocks as BlockView[] | undefined) ?? []) state.returned(b);
-    for (const h of (payload.hits as Array<{ ref: string }> | undefined) ?? []) state.located.add(h.ref);
+    for (const b of step.returned) state.returned(b);
+    for (const ref of step.located) state.located.add(ref);
   }
   call.end(payload.error ? 'error' : 'ok', { admitted: true, ...(!payload.error && payload.empty_reason ? { auto_information_gain: 'NO_GAIN' } : {}) });
-  loop.emit({ type: 'tool_result', tool, tool_call_id: id, outcome, blocks: briefs(payload) });
+  loop.emit({ type: 'tool_result', tool, tool_call_id: id, outcome, blocks: step.briefs });
   state.addHistory(entry);
 }

@@ -1,16 +1,55 @@
 import { z } from 'zod';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
-import { type Tool, fold } from './tool';
+import { documentsOf, inBoth, plural, scopeData, summaryOf, withWords } from './step-summary';
+import { EmptyReason, type StepWords, type Tool, fold } from './tool';
+
+const LANGS = ['zh', 'en', 'ja', 'mixed', 'und'] as const;
 
 export const ListDocumentsInput = z
   .object({
     source: z.string().trim().min(1).optional().describe('canonical source name or one of its aliases (case-insensitive)'),
-    lang: z.enum(['zh', 'en', 'ja', 'mixed', 'und']).optional(),
+    lang: z.enum(LANGS).optional(),
     title_contains: z.string().trim().min(1).optional().describe('text the title contains (titles only, not content)'),
   })
   .strict()
   .meta({ examples: [{ title_contains: 'cell' }, { source: 'biology', lang: 'en' }] });
 export type ListDocumentsInput = z.infer<typeof ListDocumentsInput>;
+
+export const ListDocumentsOutput = z.object({
+  documents: z.array(
+    z.object({
+      doc_id: z.string(),
+      title: z.string(),
+      source_label: z.string(),
+      aliases: z.array(z.string()),
+      lang: z.enum(LANGS),
+      /** How many sections and blocks the document has. */
+      sections: z.number().int(),
+      blocks: z.number().int(),
+    }),
+  ),
+  total: z.number().int(),
+  empty_reason: EmptyReason.optional(),
+});
+export type ListDocumentsOutput = z.infer<typeof ListDocumentsOutput>;
+
+const FILTERS = ['source', 'lang', 'title_contains'] as const;
+
+const words: StepWords = {
+  scope: (s) => {
+    const filters = Object.entries(s.filters);
+    return {
+      en: `Listing documents${filters.length ? ` (${filters.map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}`,
+      zh: `列出文档${filters.length ? `（${filters.map(([k, v]) => `${k}=${v}`).join('，')}）` : ''}`,
+    };
+  },
+  outcome: (_s, o) => ({
+    words: inBoth((lang) => (o.documents === 0 ? (lang === 'zh' ? '没有匹配的文档' : 'no document matched') : lang === 'zh' ? `${o.documents} 篇文档` : plural(o.documents, 'document'))),
+    checked: null,
+    covers: null,
+    tally: null,
+  }),
+};
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -36,11 +75,12 @@ function selected(input: ListDocumentsInput, snapshot: LoadedSnapshot, questionS
   return out;
 }
 
-export const listDocuments: Tool<typeof ListDocumentsInput> = {
+export const listDocuments: Tool<typeof ListDocumentsInput, typeof ListDocumentsOutput> = {
   name: 'list_documents',
   description:
     'List documents in the collection, optionally filtered by source, language or a title fragment. Locates documents and their doc_ids; finding none says nothing about what the documents contain.',
   input: ListDocumentsInput,
+  output: ListDocumentsOutput,
   scope: (input, snapshot, questionScope) => selected(input, snapshot, questionScope) ?? 'collection_empty',
   async run(input, { snapshot, scope }) {
     const set = selected(input, snapshot, scope);
@@ -51,4 +91,14 @@ export const listDocuments: Tool<typeof ListDocumentsInput> = {
       .sort((a, b) => cmp(a.source_label, b.source_label) || cmp(a.title, b.title) || cmp(a.doc_id, b.doc_id));
     return docs.length ? { documents: docs, total: docs.length } : { documents: [], total: 0, empty_reason: 'no_match' };
   },
+  // Its scope is the collection (or the question's scope) and the filters as given.
+  describe(input, view) {
+    const filters: Record<string, string> = {};
+    for (const k of FILTERS) if (typeof input[k] === 'string') filters[k] = input[k];
+    return withWords(words, scopeData('list_documents', documentsOf(view, undefined), { filters }));
+  },
+  summarize(input, output, view) {
+    return summaryOf(words, this.describe(input, view), { documents: output.documents.length }, output.empty_reason, { doc_ids: output.documents.map((d) => d.doc_id) });
+  },
+  words,
 };

@@ -6,8 +6,10 @@ import { listBlocks } from './list-blocks';
 import { listDocuments } from './list-documents';
 import { scanTerm } from './scan-term';
 import { searchBlocks } from './search-blocks';
-import { type Tool, type ToolContext, type ToolName, type ToolPayload, ToolFailure, errorPayload, withEstimate } from './tool';
+import { NO_COUNTS, type StepOutcome, type StepScope, type Words, errorOutcome, notAdmittedOutcome } from '../shared/step-record';
+import { type OutcomeData, type ScopeData, type StepSummary, type StepView, type Tool, type ToolContext, type ToolName, type ToolPayload, ErrorPayload, ToolFailure, errorPayload, withEstimate } from './tool';
 
+/** The tools, in the order the prompt lists them: a new tool is its file and one line here. */
 export const TOOLS: ReadonlyArray<Tool> = [listDocuments, getOutline, searchBlocks, listBlocks, scanTerm] as ReadonlyArray<Tool>;
 
 export function findTool(name: string): Tool | undefined {
@@ -27,6 +29,76 @@ export function toolJsonSchema(tool: Tool): Record<string, unknown> {
   return structuredClone(schema);
 }
 
+const outputSchemas = new WeakMap<Tool, Record<string, unknown>>();
+
+/**
+ * The JSON Schema of what a tool answers: its output fields plus `token_estimate`, or the shared error
+ * payload. For hosts that list the tools with their result shapes (MCP, VS Code language-model tools).
+ */
+export function toolOutputJsonSchema(tool: Tool): Record<string, unknown> {
+  let schema = outputSchemas.get(tool);
+  if (!schema) {
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(toolPayloadSchema(tool)) as Record<string, unknown>;
+    outputSchemas.set(tool, (schema = rest));
+  }
+  return structuredClone(schema);
+}
+
+/** The zod schema of a tool's payload: its output with the token estimate, or an error payload. */
+export function toolPayloadSchema(tool: Tool): z.ZodType {
+  const output = tool.output as unknown as z.ZodObject;
+  return z.union([output.extend({ token_estimate: z.number().int() }).strict(), ErrorPayload]);
+}
+
+/**
+ * The fields of a raw request its schema accepts, as given: what a step shows of a request, valid or not
+ * (a refused request is shown with what could be read of it, and answered with the refusal).
+ */
+function readableFields(tool: Tool, raw: unknown): Record<string, unknown> {
+  const shape = (tool.input as unknown as { shape?: Record<string, z.ZodType> }).shape ?? {};
+  const input = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  const out: Record<string, unknown> = {};
+  for (const [k, field] of Object.entries(shape)) if (input[k] !== undefined && field.safeParse(input[k]).success) out[k] = input[k];
+  return out;
+}
+
+/** What a request looks at, in data and words (shown while it runs). */
+export function describeCall(name: ToolName, rawInput: unknown, view: StepView): StepScope {
+  const tool = findTool(name)!;
+  return tool.describe(readableFields(tool, rawInput), view);
+}
+
+/**
+ * The step record of a call from its payload: the tool's own summary of a result, or for an error
+ * payload the shared error outcome. Nothing here reads a tool's fields.
+ */
+export function summarizeCall(name: ToolName, rawInput: unknown, payload: ToolPayload, view: StepView): StepSummary {
+  const tool = findTool(name)!;
+  const input = readableFields(tool, rawInput);
+  if (!payload.error) return tool.summarize(input, payload, view);
+  return { scope: tool.describe(input, view), outcome: errorOutcome({ code: payload.error.code, message: payload.error.message }), returned: [], located: [], briefs: [], doc_ids: [] };
+}
+
+/** A stored outcome's fields without its words (a record written before outcomes carried them). */
+export type UnwordedOutcome = Omit<StepOutcome, 'words' | 'checked' | 'covers' | 'tally'>;
+
+/** The scope of a step stored without words, in its tool's words (a tool no longer offered: its name). */
+export function wordedScope(s: ScopeData): StepScope {
+  const tool = findTool(s.tool);
+  const words: Words = tool ? tool.words.scope(s) : { en: s.tool, zh: s.tool };
+  return { ...s, words };
+}
+
+/** The outcome of a step stored without words, in its tool's words (an error or a refusal: the shared ones). */
+export function wordedOutcome(s: ScopeData, o: UnwordedOutcome): StepOutcome {
+  if (o.kind === 'error') return { ...errorOutcome(o.error), not_admitted: o.not_admitted };
+  const data: OutcomeData = { blocks: o.blocks, hits: o.hits, hit_blocks: o.hit_blocks, hit_documents: o.hit_documents, documents: o.documents, sections: o.sections, empty_reason: o.empty_reason };
+  const tool = findTool(s.tool);
+  const told = tool ? tool.words.outcome(s, data) : { words: { en: o.kind, zh: o.kind }, checked: null, covers: null, tally: null };
+  const admitted: StepOutcome = { ...NO_COUNTS, ...o, kind: o.kind, ...told };
+  return o.kind === 'not_admitted' && o.not_admitted ? notAdmittedOutcome({ ...admitted, kind: 'ok' }, o.not_admitted) : admitted;
+}
+
 function describeIssue(err: z.ZodError): string {
   return err.issues.map((i) => `${i.path.length ? i.path.join('.') : 'input'}: ${i.message}`).join('; ');
 }
@@ -42,7 +114,7 @@ export async function runTool(name: ToolName, rawInput: unknown, ctx: ToolContex
   const parsed = tool.input.safeParse(rawInput ?? {});
   if (!parsed.success) return errorPayload('invalid_argument', describeIssue(parsed.error));
   try {
-    return withEstimate(await tool.run(parsed.data, ctx), ctx.snapshot);
+    return withEstimate((await tool.run(parsed.data, ctx)) as object, ctx.snapshot);
   } catch (err) {
     if (ctx.signal?.aborted) throw err;
     if (err instanceof ToolFailure) return errorPayload(err.code, err.message, err.retryable);

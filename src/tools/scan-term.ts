@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
-import { type BlockView, type Tool, blockView, docSet, fold } from './tool';
+import { briefOf, docsPhrase, documentsOf, inBoth, plural, quoted, scopeData, summaryOf, withWords } from './step-summary';
+import { BlockView, EmptyReason, type StepWords, type Tool, blockView, docSet, fold } from './tool';
 
 export const ScanTermInput = z
   .object({
@@ -12,6 +13,40 @@ export const ScanTermInput = z
 export type ScanTermInput = z.infer<typeof ScanTermInput>;
 
 const SNIPPET_RADIUS = 40;
+
+/** A block that contains the term: where it is, a snippet around the first occurrence, and how many times. */
+export const ScanHit = BlockView.omit({ text: true }).extend({ snippet: z.string(), count: z.number().int() });
+export type ScanHit = z.infer<typeof ScanHit>;
+
+export const ScanTermOutput = z.object({
+  /** The term as scanned for (NFC, folded). */
+  term: z.string(),
+  hits: z.array(ScanHit),
+  total_count: z.number().int(),
+  empty_reason: EmptyReason.optional(),
+});
+export type ScanTermOutput = z.infer<typeof ScanTermOutput>;
+
+const words: StepWords = {
+  scope: (s) => inBoth((lang) => (lang === 'zh' ? `在${docsPhrase(s.documents, lang)}中逐字扫描${quoted(s.text ?? '')}` : `Scanning ${docsPhrase(s.documents, lang)} for ${quoted(s.text ?? '')}`)),
+  // An exhaustive scan: the release says which documents it covered, and what it found in them.
+  outcome: (s, o) => {
+    const { count, of, scoped } = s.documents;
+    const term = s.text ?? '';
+    const hits = plural(o.hits, 'hit');
+    const ofDocs = `${of} document${of === 1 ? '' : 's'}`;
+    return {
+      words: o.hits === 0 ? { en: '0 hits', zh: '0 处命中' } : { en: `${hits} in ${plural(o.hit_blocks, 'block')}`, zh: `${o.hit_blocks} 个块中 ${o.hits} 处命中` },
+      checked: scoped
+        ? { en: `scanned ${count} of the ${ofDocs} in the question’s scope for “${term}”: ${hits}`, zh: `在问题范围内的 ${of} 篇文档中扫描了 ${count} 篇，查找“${term}”：${o.hits} 处命中` }
+        : { en: `scanned ${count} of ${of} documents for “${term}”: ${hits}`, zh: `在 ${of} 篇中的 ${count} 篇文档里逐字扫描“${term}”：${o.hits} 处命中` },
+      covers: scoped
+        ? { en: `${count} of the ${ofDocs} in the question’s scope scanned for “${term}”`, zh: `问题范围内 ${of} 篇文档中的 ${count} 篇已扫描“${term}”` }
+        : { en: `${count} of ${of} documents scanned for “${term}”`, zh: `已扫描 ${of} 篇中的 ${count} 篇文档（“${term}”）` },
+      tally: null,
+    };
+  },
+};
 
 /** NFC and folded block texts, computed once per loaded snapshot (it never changes). */
 const textCache = new WeakMap<LoadedSnapshot, { nfc: string[]; folded: string[] }>();
@@ -51,11 +86,12 @@ function snippet(nfc: string, at: number, len: number): string {
   return `${start > 0 ? '…' : ''}${nfc.slice(start, end).replace(/\s+/g, ' ')}${end < nfc.length ? '…' : ''}`;
 }
 
-export const scanTerm: Tool<typeof ScanTermInput> = {
+export const scanTerm: Tool<typeof ScanTermInput, typeof ScanTermOutput> = {
   name: 'scan_term',
   description:
     'Every block that contains a literal string, with a count per block and a snippet around the first occurrence, in document then block order. count 0 proves only that this exact string is absent, not the idea.',
   input: ScanTermInput,
+  output: ScanTermOutput,
   // NFC and case folding are all the scan does to the term: a term differing only in case is the same scan.
   scope(input, snapshot, questionScope) {
     const docs = docSet(snapshot, input.doc_ids, questionScope);
@@ -69,7 +105,7 @@ export const scanTerm: Tool<typeof ScanTermInput> = {
     if (snapshot.documents.length === 0) return { term: needle, hits: [], total_count: 0, empty_reason: 'collection_empty' };
     const docs = set === 'all' ? snapshot.documents.map((_, i) => i) : set;
     const { nfc, folded: texts } = scanTexts(snapshot);
-    const hits: Array<Record<string, unknown>> = [];
+    const hits: ScanHit[] = [];
     let total = 0;
     for (const d of docs) {
       signal?.throwIfAborted();
@@ -82,7 +118,7 @@ export const scanTerm: Tool<typeof ScanTermInput> = {
         const v = blockView(snapshot, g);
         const at = originalOffset(nfc[g]!, texts[g]!, first);
         // The block view without its text, then snippet and count: one literal, not two object spreads
-        // (a common word hits thousands of blocks); `satisfies` fails the build if the view gains a field.
+        // (a common word hits thousands of blocks).
         hits.push({
           ref: v.ref,
           doc_id: v.doc_id,
@@ -92,9 +128,15 @@ export const scanTerm: Tool<typeof ScanTermInput> = {
           section_path: v.section_path,
           snippet: snippet(nfc[g]!, at, needle.length),
           count,
-        } satisfies Omit<BlockView, 'text'> & { snippet: string; count: number });
+        });
       }
     }
     return hits.length ? { term: needle, hits, total_count: total } : { term: needle, hits: [], total_count: 0, empty_reason: 'no_match' };
   },
+  describe: (input, view) => withWords(words, scopeData('scan_term', documentsOf(view, input.doc_ids), { text: input.term ?? null })),
+  summarize(input, output, view) {
+    const counts = { hits: output.total_count, hit_blocks: output.hits.length, hit_documents: new Set(output.hits.map((h) => h.doc_id)).size };
+    return summaryOf(words, this.describe(input, view), counts, output.empty_reason, { located: output.hits.map((h) => h.ref), briefs: output.hits.map((h) => briefOf(h, h.snippet)) });
+  },
+  words,
 };

@@ -3,7 +3,8 @@ import { blockPriors } from '../index/search/block-priors';
 import { hybridSearch } from '../index/search/hybrid-search';
 import { queryRuns } from '../index/search/keyword-tokenizer';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
-import { type Tool, ToolFailure, blockView, docSet } from './tool';
+import { briefOf, docsPhrase, documentsOf, inBoth, plural, quoted, scopeData, summaryOf, withWords } from './step-summary';
+import { BlockView, EmptyReason, type StepWords, type Tool, ToolFailure, blockView, docSet } from './tool';
 
 export const SearchBlocksInput = z
   .object({
@@ -16,6 +17,25 @@ export type SearchBlocksInput = z.infer<typeof SearchBlocksInput>;
 
 export const SEARCH_TOP_K = 5;
 
+export const SearchBlocksOutput = z.object({
+  /** How it ranked: keywords and meaning, or keywords alone (a snapshot without embeddings); null on an empty collection. */
+  mode: z.enum(['hybrid', 'keyword_only']).nullable(),
+  blocks: z.array(BlockView),
+  empty_reason: EmptyReason.optional(),
+});
+export type SearchBlocksOutput = z.infer<typeof SearchBlocksOutput>;
+
+const words: StepWords = {
+  scope: (s) => inBoth((lang) => (lang === 'zh' ? `在${docsPhrase(s.documents, lang)}中搜索${quoted(s.text ?? '')}` : `Searching ${docsPhrase(s.documents, lang)} for ${quoted(s.text ?? '')}`)),
+  outcome: (_s, o) => ({
+    words: o.blocks === 0 ? { en: 'nothing found', zh: '未找到' } : { en: plural(o.blocks, 'block'), zh: `${o.blocks} 个块` },
+    checked: null,
+    covers: null,
+    // Searches are candidates, not a scope: the release counts them ("searched 3 ways").
+    tally: { one: { en: 'searched 1 way', zh: '检索了 1 种方式' }, many: { en: 'searched {n} ways', zh: '检索了 {n} 种方式' } },
+  }),
+};
+
 /** A mask over global block numbers covering the given documents' ranges. */
 export function docMask(ranges: ReadonlyArray<readonly [number, number]>, docs: readonly number[], size: number): (b: number) => boolean {
   const mask = new Uint8Array(size);
@@ -26,11 +46,12 @@ export function docMask(ranges: ReadonlyArray<readonly [number, number]>, docs: 
 /** A snapshot built without embeddings (or without vectors) is searched by keywords alone. */
 const isKeywordOnly = (snapshot: LoadedSnapshot) => snapshot.manifest.embedding.provider === 'none' || snapshot.vectors === null;
 
-export const searchBlocks: Tool<typeof SearchBlocksInput> = {
+export const searchBlocks: Tool<typeof SearchBlocksInput, typeof SearchBlocksOutput> = {
   name: 'search_blocks',
   description:
     'Find the 5 blocks that best match a query (fixed hybrid keyword + semantic ranking). Candidates, not a complete list: not finding something here does not show the documents lack it.',
   input: SearchBlocksInput,
+  output: SearchBlocksOutput,
   // The documents as a set; the query as the keyword side reads it and, with vectors, exactly as it is embedded.
   scope(input, snapshot, questionScope) {
     const docs = docSet(snapshot, input.doc_ids, questionScope);
@@ -66,4 +87,9 @@ export const searchBlocks: Tool<typeof SearchBlocksInput> = {
     const mode = keywordOnly ? 'keyword_only' : 'hybrid';
     return blocks.length ? { mode, blocks } : { mode, blocks: [], empty_reason: 'no_match' };
   },
+  describe: (input, view) => withWords(words, scopeData('search_blocks', documentsOf(view, input.doc_ids), { text: input.query ?? null })),
+  summarize(input, output, view) {
+    return summaryOf(words, this.describe(input, view), { blocks: output.blocks.length }, output.empty_reason, { returned: output.blocks, briefs: output.blocks.map((b) => briefOf(b, b.text)) });
+  },
+  words,
 };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
 import { countTokens } from '../common/tokenizer';
+import type { BlockBrief, StepCounts, StepOutcome, StepScope, Words } from '../shared/step-record';
 
 /**
  * Version of the five tools' input/output contract (seed §10.1, Appendix A.2); recorded in run manifests.
@@ -18,18 +19,23 @@ export type ToolErrorCode = z.infer<typeof ToolErrorCode>;
 export const EmptyReason = z.enum(['no_match', 'scope_empty', 'collection_empty']);
 export type EmptyReason = z.infer<typeof EmptyReason>;
 
-export interface ToolError {
-  code: ToolErrorCode;
-  message: string;
+export const ToolError = z.object({
+  code: ToolErrorCode,
+  message: z.string(),
   /**
    * Whether calling again could help. No tool is retried by the harness: the one transient
    * dependency, the query embedding, has already had its retry inside the embedding client.
    */
-  retryable: boolean;
-}
+  retryable: z.boolean(),
+});
+export type ToolError = z.infer<typeof ToolError>;
 
 /** What a tool returns: its fields, or an error; every payload carries its own token estimate. */
 export type ToolPayload = Record<string, unknown> & { token_estimate: number; empty_reason?: EmptyReason; error?: ToolError };
+
+/** A payload that failed: every tool's, the same shape. */
+export const ErrorPayload = z.object({ error: ToolError, token_estimate: z.number().int() }).strict();
+export type ErrorPayload = z.infer<typeof ErrorPayload>;
 
 /** Scores and ranks go to the trace, never to the model. */
 export interface ToolTraceEvent {
@@ -67,10 +73,55 @@ export interface ToolContext {
   onTrace?: (e: ToolTraceEvent) => void;
 }
 
-export interface Tool<S extends z.ZodType = z.ZodType> {
+/** What a step's words and counts read besides the input and output: the snapshot's titles, the question's scope. */
+export interface StepView {
+  snapshot: LoadedSnapshot;
+  /** The documents a scoped question is limited to (ToolContext.scope). */
+  questionScope?: readonly string[];
+}
+
+/** A step's scope as data, before its words are written. */
+export type ScopeData = Omit<StepScope, 'words'>;
+/** A result's counts, and why it is empty if it is. */
+export type OutcomeData = StepCounts & { empty_reason: string | null };
+
+/**
+ * A tool's words over its step's data: pure, so a record stored before words were kept can be given them
+ * (conversation-migration.ts) and every UI shows the same sentence.
+ */
+export interface StepWords {
+  /** What the step looks at ("Scanning all 42 documents for “X”"). */
+  scope(s: ScopeData): Words;
+  /** What an admitted, successful (or empty) result found, and how the release tells it. */
+  outcome(s: ScopeData, o: OutcomeData): Pick<StepOutcome, 'words' | 'checked' | 'covers' | 'tally'>;
+}
+
+/** The step record of a tool's result: what it looked at, what it found, and the blocks it returned. */
+export interface StepSummary {
+  scope: StepScope;
+  /** kind `ok` or `empty`: the harness alone decides `error` and `not_admitted`. */
+  outcome: StepOutcome;
+  /** Blocks whose full text the result carries: citable once the result is admitted. */
+  returned: BlockView[];
+  /** Blocks it only located (a snippet): never citable. */
+  located: string[];
+  /** What a step list shows of the blocks it returned or located, in order. */
+  briefs: BlockBrief[];
+  /** The documents it lists (document lists and outlines). */
+  doc_ids: string[];
+}
+
+/**
+ * A tool, whole: its name and description for the model, its input and output schemas, its duplicate
+ * key, how it runs, and how its steps are told. Nothing outside the tool's file reads its fields or
+ * switches on its name: the harness, the replay, the trace and every UI go through these members.
+ */
+export interface Tool<S extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   name: ToolName;
   description: string;
   input: S;
+  /** The fields of a successful result (the payload adds `token_estimate`; a failure is an ErrorPayload). */
+  output: O;
   /**
    * The request's identity on a snapshot, for the harness's duplicate-scope check (information-gain seed
    * §6): two valid inputs give equal values exactly when the tool answers them with the same payload, so
@@ -78,7 +129,15 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    * runs the search or reads a text. `questionScope` is the run's ToolContext.scope, which `run` obeys too.
    */
   scope(input: z.infer<S>, snapshot: LoadedSnapshot, questionScope?: readonly string[]): unknown;
-  run(input: z.infer<S>, ctx: ToolContext): Promise<Record<string, unknown>>;
+  run(input: z.infer<S>, ctx: ToolContext): Promise<z.infer<O>>;
+  /**
+   * What a request looks at, before it runs. `input` holds the fields its schema accepts (a refused
+   * request is still shown), as given.
+   */
+  describe(input: Partial<z.infer<S>>, view: StepView): StepScope;
+  /** The step record of a result. */
+  summarize(input: Partial<z.infer<S>>, output: z.infer<O>, view: StepView): StepSummary;
+  words: StepWords;
 }
 
 /** A business or execution failure, thrown inside a tool and turned into `payload.error`. */
@@ -94,8 +153,8 @@ export class ToolFailure extends Error {
 }
 
 /** Adds `token_estimate`: the index tokenizer's count of the payload as the model will see it (JSON). */
-export function withEstimate(fields: Record<string, unknown>, snapshot?: LoadedSnapshot): ToolPayload {
-  return { ...fields, token_estimate: estimateTokens(fields, snapshot) };
+export function withEstimate(fields: object, snapshot?: LoadedSnapshot): ToolPayload {
+  return { ...fields, token_estimate: estimateTokens(fields as Record<string, unknown>, snapshot) };
 }
 
 /** How many characters JSON.stringify escapes in `v` (`"`, `\\`, controls): each costs about a token more. */
@@ -221,15 +280,16 @@ export function errorPayload(code: ToolErrorCode, message: string, retryable = f
 }
 
 /** A block as every tool shows it: citable ref, where it comes from, and its full text. */
-export interface BlockView {
-  ref: string;
-  doc_id: string;
-  block_id: string;
-  doc_title: string;
-  source_label: string;
-  section_path: string;
-  text: string;
-}
+export const BlockView = z.object({
+  ref: z.string(),
+  doc_id: z.string(),
+  block_id: z.string(),
+  doc_title: z.string(),
+  source_label: z.string(),
+  section_path: z.string(),
+  text: z.string(),
+});
+export type BlockView = z.infer<typeof BlockView>;
 
 export function blockView(snapshot: LoadedSnapshot, global: number): BlockView {
   const [d, b] = snapshot.blockRefs[global]!;

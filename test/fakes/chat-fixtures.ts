@@ -1,7 +1,9 @@
 import type { AskEvent } from '../../src/app/ask-event';
 import type { Conversation, ConversationTurn } from '../../src/app/conversations/conversation';
 import type { AgentResult, Citation, Ledger } from '../../src/harness/agent-result';
-import type { StepOutcome, StepScope } from '../../src/harness/step-words';
+import { CONVERSATION_FORMAT_VERSION } from '../../src/app/conversations/conversation';
+import type { StepOutcome, StepScope } from '../../src/shared/step-record';
+import { type UnwordedOutcome, wordedOutcome, wordedScope } from '../../src/tools/registry';
 
 /**
  * Chat data as the host would send it: a run's events in order and a stored conversation, shaped by the
@@ -10,14 +12,22 @@ import type { StepOutcome, StepScope } from '../../src/harness/step-words';
 export const CITE_A: Citation = { ref: 'cell#b3', doc_id: 'cell', block_id: 'b3', doc_title: 'Cell biology', source_label: 'notes', section_path: 'Membranes > Osmosis' };
 export const CITE_B: Citation = { ref: 'cell#b4', doc_id: 'cell', block_id: 'b4', doc_title: 'Cell biology', source_label: 'notes', section_path: 'Membranes > Diffusion' };
 
-export const scope = (tool: string, text: string | null, sections: string[] = [], titles: string[] = []): StepScope => ({
-  tool,
-  documents: titles.length ? { count: titles.length, of: 42, all: false, titles } : { count: 42, of: 42, all: true, titles: [] },
-  sections,
-  text,
-  filters: {},
-});
-export const outcome = (o: Partial<StepOutcome>): StepOutcome => ({ kind: 'ok', blocks: 0, hits: 0, hit_blocks: 0, hit_documents: 0, documents: 0, sections: 0, empty_reason: null, error: null, not_admitted: null, ...o });
+/** A step's scope, in its tool's words (as a run writes it). */
+export const scope = (tool: string, text: string | null, sections: string[] = [], titles: string[] = [], documents?: StepScope['documents']): StepScope =>
+  wordedScope({
+    tool,
+    documents: documents ?? (titles.length ? { count: titles.length, of: 42, all: false, titles } : { count: 42, of: 42, all: true, titles: [] }),
+    sections,
+    text,
+    filters: {},
+  });
+/** A step's outcome over its scope, in its tool's words. */
+export const outcome = (s: StepScope, o: Partial<UnwordedOutcome>): StepOutcome =>
+  wordedOutcome(s, { kind: 'ok', blocks: 0, hits: 0, hit_blocks: 0, hit_documents: 0, documents: 0, sections: 0, empty_reason: null, error: null, not_admitted: null, ...o });
+
+const SCAN = scope('scan_term', 'osmosis');
+const READ = scope('list_blocks', null, ['Membranes > Osmosis'], ['Cell biology']);
+const LIST = scope('list_documents', null);
 
 export const LEDGER: Ledger = { chat_tokens: 5321, max_request_tokens: 400000, largest_context: 3100, max_context_tokens: 100000, tool_calls: 3, max_tool_calls: 8, model_calls: 4, retries: 1, embedding_tokens: 12, estimated: false };
 
@@ -35,8 +45,8 @@ export function result(o: Partial<AgentResult> = {}): AgentResult {
       stop_reason: 'INFORMATION_SATURATED',
       sources: [{ ref: 'cell#b3', doc_title: 'Cell biology', section_path: 'Membranes > Osmosis' }],
       facts: [
-        { tool_call_id: 'c2', scope: scope('scan_term', 'osmosis'), outcome: outcome({ hits: 17, hit_blocks: 5, hit_documents: 2 }) },
-        { tool_call_id: 'c3', scope: scope('list_blocks', null, ['Membranes > Osmosis'], ['Cell biology']), outcome: outcome({ blocks: 12 }) },
+        { tool_call_id: 'c2', scope: SCAN, outcome: outcome(SCAN, { hits: 17, hit_blocks: 5, hit_documents: 2 }) },
+        { tool_call_id: 'c3', scope: READ, outcome: outcome(READ, { blocks: 12 }) },
       ],
       scopes_checked: ['scan_term:osmosis', 'list_blocks:cell'],
       limitations: [],
@@ -50,12 +60,12 @@ export function successEvents(answerChunks: string[] = ['Osmosis moves **water**
   return [
     { type: 'run_started', run_id: 'run-1', snapshot_id: 'snap-1', lang: 'en', prompt_bundle: { id: 'baseline-en', version: '1', hash: '3f9a1c0de2b74a65' } },
     { type: 'turn_started', turn: 1, final_round: false },
-    { type: 'tool_requested', tool: 'list_documents', tool_call_id: 'c1', scope_key: 'k1', scope: scope('list_documents', null) },
-    { type: 'tool_result', tool: 'list_documents', tool_call_id: 'c1', outcome: outcome({ documents: 42 }), blocks: [] },
-    { type: 'tool_requested', tool: 'scan_term', tool_call_id: 'c2', scope_key: 'k2', scope: scope('scan_term', 'osmosis') },
-    { type: 'tool_result', tool: 'scan_term', tool_call_id: 'c2', outcome: outcome({ hits: 17, hit_blocks: 5, hit_documents: 2 }), blocks: [] },
-    { type: 'tool_requested', tool: 'list_blocks', tool_call_id: 'c3', scope_key: 'k3', scope: scope('list_blocks', null, ['Membranes > Osmosis'], ['Cell biology']) },
-    { type: 'tool_result', tool: 'list_blocks', tool_call_id: 'c3', outcome: outcome({ blocks: 12 }), blocks: [{ ref: 'cell#b3', doc_title: 'Cell biology', section_path: 'Membranes > Osmosis', first_line: 'Osmosis is the movement of water.' }] },
+    { type: 'tool_requested', tool: 'list_documents', tool_call_id: 'c1', scope_key: 'k1', scope: LIST },
+    { type: 'tool_result', tool: 'list_documents', tool_call_id: 'c1', outcome: outcome(LIST, { documents: 42 }), blocks: [] },
+    { type: 'tool_requested', tool: 'scan_term', tool_call_id: 'c2', scope_key: 'k2', scope: SCAN },
+    { type: 'tool_result', tool: 'scan_term', tool_call_id: 'c2', outcome: outcome(SCAN, { hits: 17, hit_blocks: 5, hit_documents: 2 }), blocks: [] },
+    { type: 'tool_requested', tool: 'list_blocks', tool_call_id: 'c3', scope_key: 'k3', scope: READ },
+    { type: 'tool_result', tool: 'list_blocks', tool_call_id: 'c3', outcome: outcome(READ, { blocks: 12 }), blocks: [{ ref: 'cell#b3', doc_title: 'Cell biology', section_path: 'Membranes > Osmosis', first_line: 'Osmosis is the movement of water.' }] },
     { type: 'ledger', ledger: LEDGER },
     ...answerChunks.map((text): AskEvent => ({ type: 'answer_delta', turn: 4, text })),
     { type: 'citations', verified: [CITE_A, CITE_B], removed: [{ ref: 'ghost#b9', reason: 'not_returned' }] },
@@ -68,5 +78,5 @@ export function doneTurn(turn_id: string, question: string, r: AgentResult = res
 }
 
 export function conversation(id: string, turns: ConversationTurn[], title = 'Osmosis'): Conversation {
-  return { formatVersion: 1, id, workspace: 'ws', title, created_at: '2025-01-01T10:00:00.000Z', updated_at: '2025-01-01T10:05:00.000Z', turns };
+  return { formatVersion: CONVERSATION_FORMAT_VERSION, id, workspace: 'ws', title, created_at: '2025-01-01T10:00:00.000Z', updated_at: '2025-01-01T10:05:00.000Z', turns };
 }

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { Conversation } from '../../src/app/conversations/conversation';
+import { CONVERSATION_FORMAT_VERSION, Conversation } from '../../src/app/conversations/conversation';
 import { ConversationStore } from '../../src/app/conversations/conversation-store';
 import { defaultTitle, earlierTurns } from '../../src/app/conversations/conversation-turns';
 import { NO_FOLDER_KEY, checkWorkspaceKey, workspaceKey } from '../../src/app/conversations/workspace-key';
@@ -52,7 +52,7 @@ describe('the conversation store', () => {
 
     // The file is the schema, versioned.
     const raw = JSON.parse(fs.readFileSync(path.join(root, 'conversations', WS, `${b.id}.json`), 'utf8')) as unknown;
-    assert.equal(Conversation.parse(raw).formatVersion, 1);
+    assert.equal(Conversation.parse(raw).formatVersion, CONVERSATION_FORMAT_VERSION);
 
     await later.delete(a.id);
     assert.deepEqual((await later.list()).conversations.map((c) => c.id), [b.id]);
@@ -127,7 +127,7 @@ describe('the conversation store', () => {
     const listing = await s.list();
     assert.deepEqual(listing.conversations.map((c) => c.id), [good.id]);
     assert.deepEqual(listing.unreadable.map((u) => [u.id, u.code]), [[future, 'store_future_version'], [torn, 'store_corrupt']]);
-    assert.match(listing.unreadable[0]!.message, /formatVersion 2, newer than this DocQA understands \(1\); upgrade DocQA/);
+    assert.match(listing.unreadable[0]!.message, /formatVersion 3, newer than this DocQA understands \(2\); upgrade DocQA/);
     assert.match(listing.unreadable[1]!.message, /not valid JSON \(truncated or damaged\)/);
     await assert.rejects(s.get(future), (e: { code?: string }) => e.code === 'store_future_version');
     await assert.rejects(s.appendTurn(torn, { question: 'x', lang: 'en' }), (e: { code?: string }) => e.code === 'store_corrupt');

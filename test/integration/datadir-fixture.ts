@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DataDir } from '../../src/common/data-dir';
 import { readVersioned } from '../../src/common/json-file';
-import { Conversation } from '../../src/app/conversations/conversation';
+import { CONVERSATION_FORMAT_VERSION } from '../../src/app/conversations/conversation';
+import { StoredConversation } from '../../src/app/conversations/conversation-migration';
 import { EgressConsentV1File } from '../../src/app/upgrade/layout-migrations';
 import { EvalRecord } from '../../src/eval/eval-record';
 import { loadBundle } from '../../src/harness/prompt-bundle';
@@ -89,7 +90,7 @@ export async function assertOldReleaseReads(data: string): Promise<number> {
     else if (rel === 'prompts/state.json') assert.ok(await readVersioned(file, 1, PromptState));
     else if ((m = rel.match(/^prompts\/([^/]+)\/(bundle\.json|[^/]+\.md)$/))) await loadBundle(path.join(data, 'prompts', m[1]!));
     else if (/^evals\/[^/]+\.json$/.test(rel)) assert.ok(await readVersioned(file, 1, EvalRecord));
-    else if (/^conversations\/[^/]+\/[^/]+\.json$/.test(rel)) assert.ok(await readVersioned(file, 1, Conversation));
+    else if (/^conversations\/[^/]+\/[^/]+\.json$/.test(rel)) assert.ok(await readVersioned(file, CONVERSATION_FORMAT_VERSION, StoredConversation));
     else if ((m = rel.match(/^traces\/([^/]+)\/(trace\.json|records\.jsonl)$/))) assert.ok((await readTrace(dir, m[1]!)).meta);
     else if ((m = rel.match(/^snapshots\/([^/]+)\/(manifest\.json|segments\/[^/]+\/(documents\.json|keyword\.pack|vectors\.f32))$/))) {
       // The whole snapshot through its loader: manifest, each segment's documents, keyword pack and vectors.

@@ -6,7 +6,6 @@ import type { ConversationAskEvent } from '../../src/app/conversations/ask-in-co
 import { workspaceKey } from '../../src/app/conversations/workspace-key';
 import { DocQaApp } from '../../src/app/docqa-app';
 import { AppSettings, fixedKeys } from '../../src/app/settings';
-import { describeScope } from '../../src/harness/step-words';
 import { readTrace } from '../../src/trace/trace-store';
 import { FakeOpenAIServer, observationsOf } from '../fakes/openai-server';
 import { fixture, tempDir } from '../helpers';
@@ -71,8 +70,8 @@ describe('scoped questions: the harness keeps every tool call inside the scope',
     // The steps say which scope was searched, counted within it.
     const requested = events.filter((e): e is Extract<ConversationAskEvent, { type: 'tool_requested' }> => e.type === 'tool_requested');
     assert.deepEqual(requested[0]!.scope.documents, { count: 1, of: 1, all: true, titles: [cell.title], scoped: true });
-    assert.equal(describeScope(requested[0]!.scope, 'en'), `Searching “${cell.title}” for “microscope slide”`);
-    assert.equal(describeScope(requested[2]!.scope, 'en'), 'Listing documents');
+    assert.equal(requested[0]!.scope.words.en, `Searching “${cell.title}” for “microscope slide”`);
+    assert.equal(requested[2]!.scope.words.en, 'Listing documents');
     const started = events.find((e) => e.type === 'run_started') as Extract<ConversationAskEvent, { type: 'run_started' }>;
     assert.deepEqual(started.scope, { documents: [{ doc_id: cell.doc_id, title: cell.title }], sources: [], of: 3 });
     assert.deepEqual(out.turn.scope, started.scope, 'the stored turn keeps its scope');
@@ -97,8 +96,8 @@ describe('scoped questions: the harness keeps every tool call inside the scope',
     assert.equal(out.turn.scope?.documents.length, 3);
     const scan = out.turn.steps[0]!;
     assert.deepEqual(scan.scope.documents, { count: 3, of: 3, all: true, titles: out.turn.scope!.documents.map((d) => d.title), scoped: true });
-    assert.equal(describeScope(scan.scope, 'en'), 'Scanning the 3 documents in scope for “cell”');
-    assert.equal(describeScope(scan.scope, 'zh'), '在范围内的 3 篇文档中逐字扫描“cell”');
+    assert.equal(scan.scope.words.en, 'Scanning the 3 documents in scope for “cell”');
+    assert.equal(scan.scope.words.zh, '在范围内的 3 篇文档中逐字扫描“cell”');
 
     const before = server.requests.length;
     await assert.rejects(app.askInConversation({ workspace: ws, conversation_id: null, question: 'Anything?', scope: { sources: [], doc_ids: ['d-gone'] } }), (e: Error & { code?: string }) => e.code === 'scope_not_found' && /document d-gone is not in the knowledge base any more/.test(e.message));

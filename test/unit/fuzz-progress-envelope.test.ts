@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { ToolEnvelope } from '../../src/harness/action-parser';
 import { ProgressSnapshot, renderFallback } from '../../src/harness/progress-snapshot';
 import { PROGRESS_VIOLATIONS, ProgressTracker, type RequestDecision } from '../../src/harness/progress-tracker';
+import { wordedOutcome, wordedScope } from '../../src/tools/registry';
 import { recordTrials } from '../reliability/trials';
 import { assertPrototypesClean, codeUnit, hostileJson, runs, trialsOf } from '../fuzz';
 
@@ -95,15 +96,15 @@ describe('fuzz: the progress envelope', () => {
   });
 
   it('any valid progress snapshot renders a fallback in both languages naming every checked fact', () => {
-    const scope = fc.record({
+    const scopeData = fc.record({
       tool: fc.constantFrom('list_documents', 'get_outline', 'search_blocks', 'list_blocks', 'scan_term', 'made_up'),
       documents: fc.record({ count: fc.nat(50), of: fc.nat(50), all: fc.boolean(), titles: fc.array(fc.string({ unit: codeUnit, maxLength: 10 }), { maxLength: 3 }) }),
       sections: fc.array(fc.string({ unit: codeUnit, maxLength: 10 }), { maxLength: 3 }),
       text: fc.option(fc.string({ unit: codeUnit, maxLength: 20 }), { nil: null }),
       filters: fc.dictionary(fc.constantFrom('source', 'lang', 'title_contains', '__proto__'), fc.string({ maxLength: 6 })),
     });
-    const outcome = fc.record({
-      kind: fc.constantFrom('ok', 'empty', 'error', 'not_admitted'),
+    const outcomeData = fc.record({
+      kind: fc.constantFrom('ok' as const, 'empty' as const, 'error' as const, 'not_admitted' as const),
       blocks: fc.nat(),
       hits: fc.nat(),
       hit_blocks: fc.nat(),
@@ -114,6 +115,9 @@ describe('fuzz: the progress envelope', () => {
       error: fc.option(fc.record({ code: fc.string({ maxLength: 10 }), message: fc.string({ unit: codeUnit, maxLength: 20 }) }), { nil: null }),
       not_admitted: fc.option(fc.record({ reason: fc.string({ maxLength: 10 }), tokens: fc.nat() }), { nil: null }),
     });
+    // Steps carry their words: any data is given its tool's words, as a stored record of version 1 is.
+    const scope = scopeData.map(wordedScope);
+    const outcome = fc.tuple(scopeData, outcomeData).map(([s, o]) => wordedOutcome(s, o));
     const snapshot = fc.record({
       stop_reason: fc.option(fc.constantFrom('INFORMATION_SATURATED', 'BUDGET_LIMIT_REACHED', 'PROGRESS_PROTOCOL_VIOLATED', 'SOMETHING_NEW'), { nil: null }),
       sources: fc.array(fc.record({ ref: fc.string({ maxLength: 8 }), doc_title: fc.string({ maxLength: 8 }), section_path: fc.string({ unit: codeUnit, maxLength: 12 }) }), { maxLength: 4 }),

@@ -9,7 +9,7 @@ import { ProgressTracker } from '../../src/harness/progress-tracker';
 import { giveUp } from '../../src/harness/release';
 import { gateRequest } from '../../src/harness/request-gate';
 import { RunState } from '../../src/harness/run-state';
-import { outcomeOf, scopeOf } from '../../src/harness/step-words';
+import { describeCall, summarizeCall } from '../../src/tools/registry';
 import type { LoadedSnapshot } from '../../src/index/store/snapshot-store';
 import type { SpanRecord, TraceRecord } from '../../src/trace/trace-model';
 import { Tracer } from '../../src/trace/tracer';
@@ -80,7 +80,7 @@ describe('loop steps', () => {
     assert.deepEqual([closed.release.status, closed.release.reason, closed.answer], ['FAILED', 'PROGRESS_PROTOCOL_VIOLATED', null]);
 
     const facts = loop();
-    facts.l.state.facts.push({ tool_call_id: 'call-1', scope: scopeOf('scan_term', { term: 'x' }, snapshot), outcome: outcomeOf({ hits: [], total_count: 0, empty_reason: 'no_match', token_estimate: 1 }) });
+    facts.l.state.facts.push({ tool_call_id: 'call-1', scope: describeCall('scan_term', { term: 'x' }, { snapshot }), outcome: summarizeCall('scan_term', { term: 'x' }, { term: 'x', hits: [], total_count: 0, empty_reason: 'no_match', token_estimate: 1 }, { snapshot }).outcome });
     const fallback = giveUp(facts.l, 'INFORMATION_SATURATED', 'INFORMATION_SATURATED');
     assert.deepEqual([fallback.release.status, fallback.release.reason], ['FALLBACK', 'INSUFFICIENT_EVIDENCE']);
     assert.match(fallback.answer!, /Scanning all 1 document for “x”: 0 hits/);

@@ -1,11 +1,25 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { describeOutcome, describeScope, outcomeOf, scopeOf, type StepScope } from '../../src/harness/step-words';
 import { renderFallback, type ProgressSnapshot } from '../../src/harness/progress-snapshot';
 import type { LoadedSnapshot } from '../../src/index/store/snapshot-store';
+import { type Lang, type StepOutcome, type StepScope, errorOutcome, notAdmittedOutcome } from '../../src/shared/step-record';
+import { describeCall, summarizeCall } from '../../src/tools/registry';
+import type { ToolName, ToolPayload } from '../../src/tools/tool';
 
 /** The little of a loaded snapshot that scopes read: its documents' ids and titles. */
 const snapshot = { documents: [{ doc_id: 'd1', title: 'Cell Biology' }, { doc_id: 'd2', title: '光合作用' }, { doc_id: 'd3', title: 'Genetics' }] } as unknown as LoadedSnapshot;
+
+/** What a request looks at, as the harness records it (the tool's own words). */
+const scopeOf = (tool: ToolName, input: Record<string, unknown>, snap: LoadedSnapshot, scope?: readonly string[]) => describeCall(tool, input, { snapshot: snap, questionScope: scope });
+/** The outcome of a payload as the harness records it: the tool's summary, or the budget's refusal of it. */
+function outcomeOf(tool: ToolName, payload: Record<string, unknown>, notAdmitted?: { reason: string; tokens: number }): StepOutcome {
+  const o = summarizeCall(tool, {}, { token_estimate: 1, ...payload } as ToolPayload, { snapshot }).outcome;
+  return notAdmitted ? notAdmittedOutcome(o, notAdmitted) : o;
+}
+const describeScope = (s: StepScope, lang: Lang) => s.words[lang];
+const describeOutcome = (o: StepOutcome, lang: Lang) => o.words[lang];
+const hit = (doc_id: string, count: number) => ({ ref: `${doc_id}#b${count}`, doc_id, block_id: `b${count}`, doc_title: doc_id, source_label: 's', section_path: 'S', snippet: 'x', count });
+const block = (n: number) => ({ ref: `d1#b${n}`, doc_id: 'd1', block_id: `b${n}`, doc_title: 'Cell Biology', source_label: 's', section_path: 'S', text: 'x' });
 
 describe('steps in plain words', () => {
   it('a scope over documents always says how many of how many, in English and Chinese', () => {
@@ -37,27 +51,27 @@ describe('steps in plain words', () => {
   });
 
   it('an outcome says what was found, or that nothing was, or why it was left out', () => {
-    const scan = outcomeOf({ term: 'x', hits: [{ doc_id: 'd1', count: 3 }, { doc_id: 'd1', count: 14 }, { doc_id: 'd2', count: 0 }], total_count: 17, token_estimate: 1 });
-    assert.equal(describeOutcome('scan_term', scan, 'en'), '17 hits in 3 blocks');
+    const scan = outcomeOf('scan_term', { term: 'x', hits: [hit('d1', 3), hit('d1', 14), hit('d2', 0)], total_count: 17 });
+    assert.equal(describeOutcome(scan, 'en'), '17 hits in 3 blocks');
     assert.equal(scan.hit_documents, 2);
-    assert.equal(describeOutcome('scan_term', outcomeOf({ term: 'x', hits: [], total_count: 0, empty_reason: 'no_match', token_estimate: 1 }), 'zh'), '0 处命中');
-    assert.equal(describeOutcome('search_blocks', outcomeOf({ blocks: [{}, {}], token_estimate: 1 }), 'en'), '2 blocks');
-    assert.equal(describeOutcome('list_blocks', outcomeOf({ blocks: [{}], token_estimate: 1 }, { reason: 'context_budget_exceeded', tokens: 5000 }), 'en'), 'not added: the result (5000 tokens) did not fit the context budget');
-    assert.equal(describeOutcome('search_blocks', outcomeOf({ error: { code: 'upstream_unavailable', message: 'embedding down', retryable: false }, token_estimate: 1 }), 'en'), 'failed: embedding down');
+    assert.equal(describeOutcome(outcomeOf('scan_term', { term: 'x', hits: [], total_count: 0, empty_reason: 'no_match' }), 'zh'), '0 处命中');
+    assert.equal(describeOutcome(outcomeOf('search_blocks', { mode: 'hybrid', blocks: [block(1), block(2)] }), 'en'), '2 blocks');
+    assert.equal(describeOutcome(outcomeOf('list_blocks', { doc_id: 'd1', blocks: [block(1)], total: 1 }, { reason: 'context_budget_exceeded', tokens: 5000 }), 'en'), 'not added: the result (5000 tokens) did not fit the context budget');
+    assert.equal(describeOutcome(outcomeOf('search_blocks', { error: { code: 'upstream_unavailable', message: 'embedding down', retryable: false } }), 'en'), 'failed: embedding down');
   });
 
   it('an error outcome without its details (the schema allows it in a stored conversation) is "failed", not a crash (found by fuzzing)', () => {
-    const o = { ...outcomeOf({ token_estimate: 1 }), kind: 'error' as const, error: null };
-    assert.equal(describeOutcome('list_documents', o, 'en'), 'failed');
-    assert.equal(describeOutcome('list_documents', o, 'zh'), '失败');
+    const o = errorOutcome(null);
+    assert.equal(describeOutcome(o, 'en'), 'failed');
+    assert.equal(describeOutcome(o, 'zh'), '失败');
   });
 
   it('a fallback lists the checks, the sources read, what could not be checked, and why it stopped — nothing else', () => {
-    const scope = (over: Partial<StepScope>): StepScope => ({ tool: 'scan_term', documents: { count: 42, of: 42, all: true, titles: [] }, sections: [], text: 'X', filters: {}, ...over });
+    const scope = (): StepScope => scopeOf('scan_term', { term: 'X' }, { documents: Array.from({ length: 42 }, (_, i) => ({ doc_id: `d${i}`, title: `T${i}` })) } as unknown as LoadedSnapshot);
     const p: ProgressSnapshot = {
       stop_reason: 'INFORMATION_SATURATED',
       sources: [{ ref: 'd1#b1', doc_title: 'Cell Biology', section_path: 'Cell Biology > Membranes' }],
-      facts: [{ tool_call_id: 'call-1', scope: scope({}), outcome: outcomeOf({ hits: [], total_count: 0, empty_reason: 'no_match', token_estimate: 1 }) }],
+      facts: [{ tool_call_id: 'call-1', scope: scope(), outcome: outcomeOf('scan_term', { term: 'x', hits: [], total_count: 0, empty_reason: 'no_match' }) }],
       scopes_checked: ['scan_term:{"term":"X"}'],
       limitations: [{ kind: 'partial_collection', tool_call_id: null, scope: null, outcome: null, documents: ['/notes/a.pdf'] }],
     };

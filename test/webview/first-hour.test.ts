@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { ScopeTargets } from '../../src/app/question-scope';
 import type { ChatEvent, KnowledgeBase } from '../../src/shared/chat-protocol';
-import { conversation, doneTurn, result, scope } from '../fakes/chat-fixtures';
+import { conversation, doneTurn, outcome, result, scope } from '../fakes/chat-fixtures';
 import { eventually } from '../e2e/lib/wait';
 import { ScriptedHost, sharedBrowser } from './lib/scripted-host';
 import type { ThemeName } from './lib/themes';
@@ -111,8 +111,8 @@ describe('chat webview: the first hour (guidance, starting questions, @ scope, k
   for (const theme of ['light', 'dark'] as ThemeName[]) {
     it(`a scoped answer says which scope was searched (steps, ledger, completeness), and keeps: copy, save as note, export (${theme})`, async () => {
       const scoped = { documents: 1, of: 1 };
-      const s = { ...scope('scan_term', 'slide', [], ['Cell Biology Notes']), documents: { count: 1, of: scoped.of, all: true, titles: ['Cell Biology Notes'], scoped: true } };
-      const r = result({ progress: { ...result().progress, facts: [{ tool_call_id: 'c1', scope: s, outcome: { kind: 'ok', blocks: 0, hits: 3, hit_blocks: 2, hit_documents: 1, documents: 0, sections: 0, empty_reason: null, error: null, not_admitted: null } }] } });
+      const s = scope('scan_term', 'slide', [], ['Cell Biology Notes'], { count: 1, of: scoped.of, all: true, titles: ['Cell Biology Notes'], scoped: true });
+      const r = result({ progress: { ...result().progress, facts: [{ tool_call_id: 'c1', scope: s, outcome: outcome(s, { hits: 3, hit_blocks: 2, hit_documents: 1 }) }] } });
       const turn = { ...doneTurn('t1', 'How is the slide prepared?', r), steps: [{ tool_call_id: 'c1', tool: 'scan_term', scope: s, outcome: r.progress.facts[0]!.outcome, blocks: [] }], scope: { documents: [{ doc_id: 'd1', title: 'Cell Biology Notes' }], sources: [], of: 3 } };
       const host = await ScriptedHost.open(browser(), { theme, init: init({ conversation: conversation('c1', [turn], 'Slides') }), handlers: { save_note: () => ({ saved: true, file: '/notes/x.md' }) } });
       const { page } = host;

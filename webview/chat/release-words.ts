@@ -1,6 +1,6 @@
 import type { AgentResult } from '../../src/harness/agent-result';
 import type { ProgressSnapshot } from '../../src/harness/progress-snapshot';
-import type { StepScope } from '../../src/harness/step-words';
+import { type Tally, tallyWords } from '../../src/shared/step-record';
 import type { KnowledgeBase } from '../../src/shared/chat-protocol';
 import type { Strings } from './strings';
 
@@ -9,13 +9,6 @@ import type { Strings } from './strings';
  * disclosure in words: pure functions of the result (and of the knowledge base), built only from the
  * run's verified progress, never from the model's text.
  */
-const lastPart = (p: string) => p.split(' > ').pop()!.trim();
-
-function where(scope: StepScope, s: Strings): string {
-  const doc = scope.documents.titles[0] ?? '';
-  if (scope.sections.length === 1) return `§ ${lastPart(scope.sections[0]!)}`;
-  return s.wholeDocument(doc);
-}
 
 export function headline(r: AgentResult, s: Strings): string {
   const status = s.status[r.release.status] ?? r.release.status;
@@ -31,25 +24,30 @@ export function headline(r: AgentResult, s: Strings): string {
   }
 }
 
-/** "searched 3 ways; scanned 42 of 42 documents for “X”: 0 hits; read all 12 blocks of § 3". */
+/**
+ * "searched 3 ways; scanned 42 of 42 documents for “X”: 0 hits; read all 12 blocks of § 3": the steps that
+ * count together first (by their tally), then each step's own words, as its tool wrote them.
+ */
 export function checkedSummary(p: ProgressSnapshot, s: Strings): string {
-  const parts: string[] = [];
-  const searches = p.facts.filter((f) => f.scope.tool === 'search_blocks').length;
-  if (searches) parts.push(s.searchedWays(searches));
+  const tallies = new Map<string, { tally: Tally; n: number }>();
   for (const f of p.facts) {
-    if (f.scope.tool === 'scan_term') parts.push((f.scope.documents.scoped ? s.scannedScoped : s.scanned)(f.scope.documents.count, f.scope.documents.of, f.scope.text ?? '', f.outcome.hits));
-    if (f.scope.tool === 'list_blocks') parts.push(s.readBlocks(f.outcome.blocks, where(f.scope, s)));
+    const t = f.outcome.tally;
+    if (!t) continue;
+    const seen = tallies.get(t.one.en);
+    if (seen) seen.n++;
+    else tallies.set(t.one.en, { tally: t, n: 1 });
   }
+  const parts = [...tallies.values()].map(({ tally, n }) => tallyWords(tally, n, s.lang));
+  for (const f of p.facts) if (f.outcome.checked) parts.push(f.outcome.checked[s.lang]);
   return parts.join('; ');
 }
 
-/** The scope a list_blocks or scan_term answer actually covered; empty when it rests on neither. */
+/** The complete scopes an answer rests on (whole sections read, documents scanned); empty when it rests on none. */
 export function completeness(p: ProgressSnapshot, s: Strings): string[] {
   const out: string[] = [];
   for (const f of p.facts) {
     if (f.outcome.kind === 'error' || f.outcome.kind === 'not_admitted') continue;
-    if (f.scope.tool === 'list_blocks') out.push(s.allBlocksOf(f.outcome.blocks, where(f.scope, s)));
-    if (f.scope.tool === 'scan_term') out.push((f.scope.documents.scoped ? s.docsScannedScoped : s.docsScanned)(f.scope.documents.count, f.scope.documents.of, f.scope.text ?? ''));
+    if (f.outcome.covers) out.push(f.outcome.covers[s.lang]);
   }
   return [...new Set(out)];
 }

@@ -1,4 +1,3 @@
-import { describeOutcome, describeScope } from '../../src/harness/step-words';
 import type { TurnStep } from '../../src/app/conversations/conversation';
 import type { UiLang } from '../../src/shared/chat-protocol';
 import { showControls } from '../../src/shared/inert-text';
@@ -38,7 +37,7 @@ export function StepsView({ steps, lang, running, stop }: { steps: readonly Turn
 }
 
 function stepLine(st: TurnStep, lang: UiLang, runningWord: string): string {
-  const what = showControls(describeScope(st.scope, lang));
+  const what = showControls(st.scope.words[lang]);
   const sep = lang === 'zh' ? '：' : ': ';
-  return `${what}${sep}${st.outcome ? showControls(describeOutcome(st.tool, st.outcome, lang)) : runningWord}`;
+  return `${what}${sep}${st.outcome ? showControls(st.outcome.words[lang]) : runningWord}`;
 }

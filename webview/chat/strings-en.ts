@@ -1,5 +1,9 @@
+import type { UiLang } from '../../src/shared/chat-protocol';
+
 /** The chat view's English strings; strings-zh.ts has the same keys (a unit test keeps them in step). */
 export const EN = {
+  /** The language of these strings: the step records carry their words in both. */
+  lang: 'en' as UiLang,
   appLabel: 'DocQA chat',
   messages: 'Conversation',
   newChat: 'New chat',
@@ -40,13 +44,7 @@ export const EN = {
   cancelled: 'stopped by you; nothing more was searched',
   failedGeneric: 'the run failed',
   checked: 'Checked',
-  searchedWays: (n: number) => `searched ${n} way${n === 1 ? '' : 's'}`,
-  scanned: (count: number, of: number, term: string, hits: number) => `scanned ${count} of ${of} documents for “${term}”: ${hits} hit${hits === 1 ? '' : 's'}`,
-  readBlocks: (blocks: number, where: string) => `read all ${blocks} block${blocks === 1 ? '' : 's'} of ${where}`,
   completeness: 'Scope covered',
-  allBlocksOf: (blocks: number, where: string) => `all ${blocks} block${blocks === 1 ? '' : 's'} of ${where}`,
-  docsScanned: (count: number, of: number, term: string) => `${count} of ${of} documents scanned for “${term}”`,
-  wholeDocument: (title: string) => `“${title}”`,
   partialKb: (n: number, list: string, rest: number) => `${n} document${n === 1 ? '' : 's'} could not be indexed: ${list}; this answer is based on the other ${rest}.`,
   kbNone: 'No knowledge base is built yet: add a folder and build the index first.',
   kbBuilding: 'The knowledge base is being built; answers use the last complete one.',
@@ -77,8 +75,6 @@ export const EN = {
   link: (url: string) => `Open ${url} (asks first)`,
   imageBlocked: (alt: string) => `[image not loaded${alt ? `: ${alt}` : ''}]`,
   error: (message: string) => `Error: ${message}`,
-  scannedScoped: (count: number, of: number, term: string, hits: number) => `scanned ${count} of the ${of} document${of === 1 ? '' : 's'} in the question’s scope for “${term}”: ${hits} hit${hits === 1 ? '' : 's'}`,
-  docsScannedScoped: (count: number, of: number, term: string) => `${count} of the ${of} document${of === 1 ? '' : 's'} in the question’s scope scanned for “${term}”`,
   ledgerScope: (titles: string[], of: number) => `searched only ${titles.length <= 3 ? titles.map((t) => `“${t}”`).join(', ') : `${titles.length} documents`} (${titles.length} of ${of})`,
   scopeLabel: 'Question scope',
   scopeLead: 'Ask about:',

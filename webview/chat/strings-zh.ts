@@ -2,6 +2,7 @@ import type { Strings } from './strings-en';
 
 /** 聊天视图的简体中文文案（与 strings-en.ts 键一致）。 */
 export const ZH: Strings = {
+  lang: 'zh',
   appLabel: 'DocQA 对话',
   messages: '对话',
   newChat: '新对话',
@@ -42,13 +43,7 @@ export const ZH: Strings = {
   cancelled: '已由你停止，没有继续检索',
   failedGeneric: '运行失败',
   checked: '已核查',
-  searchedWays: (n) => `检索了 ${n} 种方式`,
-  scanned: (count, of, term, hits) => `在 ${of} 篇中的 ${count} 篇文档里逐字扫描“${term}”：${hits} 处命中`,
-  readBlocks: (blocks, where) => `读取了${where}的全部 ${blocks} 个块`,
   completeness: '覆盖范围',
-  allBlocksOf: (blocks, where) => `${where}的全部 ${blocks} 个块`,
-  docsScanned: (count, of, term) => `已扫描 ${of} 篇中的 ${count} 篇文档（“${term}”）`,
-  wholeDocument: (title) => `《${title}》`,
   partialKb: (n, list, rest) => `有 ${n} 篇文档未能入库：${list}；本回答基于其余 ${rest} 篇。`,
   kbNone: '还没有建立知识库：请先添加文件夹并建立索引。',
   kbBuilding: '知识库正在建立；回答使用上一个完整版本。',
@@ -78,8 +73,6 @@ export const ZH: Strings = {
   announceDone: (status) => `回答就绪：${status}`,
   link: (url) => `打开 ${url}（会先确认）`,
   imageBlocked: (alt) => `[图片未加载${alt ? `：${alt}` : ''}]`,
-  scannedScoped: (count, of, term, hits) => `在问题范围内的 ${of} 篇文档中扫描了 ${count} 篇，查找“${term}”：${hits} 处命中`,
-  docsScannedScoped: (count, of, term) => `问题范围内 ${of} 篇文档中的 ${count} 篇已扫描“${term}”`,
   ledgerScope: (titles, of) => `只检索了${titles.length <= 3 ? titles.map((t) => `《${t}》`).join('、') : ` ${titles.length} 篇文档`}（共 ${of} 篇中的 ${titles.length} 篇）`,
   scopeLabel: '提问范围',
   scopeLead: '只问：',

@@ -7,6 +7,7 @@ import { readVersioned, writeVersioned } from '../../common/json-file';
 import { processAlive } from '../../common/process-alive';
 import { stampedId } from '../../trace/trace-store';
 import { type Clock, SYSTEM_CLOCK } from '../settings';
+import { StoredConversation } from './conversation-migration';
 import { CONVERSATION_FORMAT_VERSION, Conversation, type ConversationListing, type ConversationSummary, type ConversationTurn, type UnreadableConversation } from './conversation';
 import { defaultTitle, interruptDead } from './conversation-turns';
 import { checkWorkspaceKey } from './workspace-key';
@@ -80,7 +81,7 @@ export class ConversationStore {
 
   private async read(id: string): Promise<Conversation | null> {
     const file = this.file(id);
-    const c = await readVersioned(file, CONVERSATION_FORMAT_VERSION, Conversation);
+    const c = await readVersioned(file, CONVERSATION_FORMAT_VERSION, StoredConversation);
     if (c && (c.id !== id || c.workspace !== this.workspace)) throw new StoreError('store_corrupt', `${file} holds conversation ${c.id} of workspace ${c.workspace}, not ${id} of ${this.workspace}`);
     return c;
   }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AgentResult, BlockBrief } from '../../harness/agent-result';
-import { StepOutcome, StepScope } from '../../harness/step-words';
+import { StepOutcome, StepScope } from '../../shared/step-record';
 import { ScopeSummary } from '../question-scope';
 
 /**
@@ -9,7 +9,8 @@ import { ScopeSummary } from '../question-scope';
  * id (which opens its trace). Follow-up questions get the earlier questions and answers — never their
  * evidence — as context.
  */
-export const CONVERSATION_FORMAT_VERSION = 1;
+/** 2: each step's scope and outcome carry their words (en, zh) and the release's; version 1 files are upgraded on read (conversation-migration.ts). */
+export const CONVERSATION_FORMAT_VERSION = 2;
 
 /** One tool call of a turn, as the step list shows it: what it looked at and what came back. */
 export const TurnStep = z.object({

@@ -1,39 +1,42 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { BlockLocation } from '../index/model';
 import { TOOLS, toolJsonSchema } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 
 /** A JSON Schema node, as far as the spot properties need to read one. */
 type Schema = Record<string, unknown>;
 
+/** A zod schema as JSON Schema, without the `$schema` line (MCP embeds it in a tool). */
+function jsonSchemaOf(schema: z.ZodType): Schema {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema) as Schema;
+  return rest;
+}
+
 /** What withSpots (src/app/block-spots.ts) adds to a block item, as JSON Schema. */
 const BLOCK_SPOT: Schema = {
   path: { type: 'string', description: 'the source file the block was read from (absolute path)' },
-  location: {
-    type: 'object',
-    description: 'where the block sits in its file: {kind:"lines",line_start,line_end} | {kind:"page",page} (PDF) | {kind:"paragraphs",first,last} | {kind:"chapter",chapter,first,last} (EPUB) | {kind:"slide",slide,first,last}; all 1-based',
-    properties: { kind: { type: 'string', enum: ['lines', 'page', 'paragraphs', 'chapter', 'slide'] } },
-    required: ['kind'],
-  },
+  location: { ...jsonSchemaOf(BlockLocation), description: 'where the block sits in its file, 1-based: lines, a PDF page, or the paragraphs, chapter or slide of a rendered document' },
   location_label: { type: 'string', description: 'the location in a few words: "lines 3-5", "page 2", "slide 4 ¶ 1-3"' },
   link: { type: 'string', description: 'file:// link to the spot (#L3-L5 for lines, #page=2 for a PDF page)' },
 };
 const DOC_SPOT: Schema = { path: { type: 'string', description: 'the source file of the document (absolute path)' } };
 
-/** Adds the spot properties to every array of block items (items with a `ref`) and document items (with a `doc_id`) a schema describes. */
-function addSpots(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(addSpots);
-  if (!node || typeof node !== 'object') return node;
-  const out: Schema = {};
-  for (const [k, v] of Object.entries(node as Schema)) out[k] = addSpots(v);
-  if (out.type === 'array' && out.items && typeof out.items === 'object') {
-    const items = out.items as Schema;
-    const props = items.properties as Schema | undefined;
-    if (props && ('ref' in props || 'doc_id' in props)) {
-      const extra = 'ref' in props ? BLOCK_SPOT : DOC_SPOT;
-      out.items = { ...items, properties: { ...props, ...extra }, ...(Array.isArray(items.required) ? { required: [...(items.required as string[]), ...Object.keys(extra).filter((k) => k === 'path')] } : {}) };
-    }
-  }
-  return out;
+/** An array schema of block items (with a `ref`) or document items (with a `doc_id`), with the spots added to its items. */
+function withSpotItems(node: unknown): unknown {
+  const arr = node as Schema | null;
+  const items = arr?.type === 'array' ? (arr.items as Schema | undefined) : undefined;
+  const props = items?.properties as Schema | undefined;
+  if (!items || !props || !('ref' in props || 'doc_id' in props)) return node;
+  const extra = 'ref' in props ? BLOCK_SPOT : DOC_SPOT;
+  const required = Array.isArray(items.required) ? { required: [...(items.required as string[]), 'path'] } : {};
+  return { ...arr, items: { ...items, properties: { ...props, ...extra }, ...required } };
+}
+
+/** The spots added to the schema's top-level arrays, exactly where withSpots adds them to a payload. */
+function addSpots(root: Schema): Schema {
+  const props = (root.properties as Schema | undefined) ?? {};
+  return { ...root, properties: Object.fromEntries(Object.entries(props).map(([k, v]) => [k, withSpotItems(v)])) };
 }
 
 /** The MCP structured result's own fields besides the tool's payload. */
@@ -44,19 +47,23 @@ const RESULT_FIELDS: Schema = {
 
 /**
  * The MCP output schema of a tool: its payload's schema as the tool declares it (zod 4 → JSON Schema),
- * with the spots DocQA adds for an outside reader and the result's own fields. Undefined for a tool that
- * declares no output schema.
+ * with the spots DocQA adds for an outside reader and the result's own fields.
  */
 export function mcpOutputSchema(tool: Tool): McpTool['outputSchema'] | undefined {
   const payload = payloadJsonSchema(tool);
   if (!payload) return undefined;
-  const withSpots = addSpots(payload) as Schema;
+  const withSpots = addSpots(payload);
   return { ...withSpots, type: 'object', properties: { ...((withSpots.properties as Schema | undefined) ?? {}), ...RESULT_FIELDS } } as McpTool['outputSchema'];
 }
 
-/** The JSON Schema of a tool's successful payload, when the tool declares one. */
-function payloadJsonSchema(_tool: Tool): Schema | null {
-  return null;
+/**
+ * The JSON Schema of a tool's successful payload: the output the tool declares, with its token estimate.
+ * A failure is a tool error (isError) with no structured content, so the error payload is not part of it.
+ */
+function payloadJsonSchema(tool: Tool): Schema | null {
+  const output = tool.output as unknown as z.ZodObject | undefined;
+  if (!output?.extend) return null;
+  return jsonSchemaOf(output.extend({ token_estimate: z.number().int() }));
 }
 
 /** Searching in words, for search_blocks' description: what this server does with the query. */

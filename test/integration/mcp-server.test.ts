@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { TOOLS, toolJsonSchema } from '../../src/tools/registry';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { fixture, tempDir } from '../helpers';
@@ -58,6 +59,13 @@ describe('docqa mcp', () => {
       assert.equal(t.annotations?.readOnlyHint, true, t.name);
       assert.equal(t.annotations?.destructiveHint, false, t.name);
       assert.ok(t.description?.startsWith(own.description), t.name);
+      // The output schema is the tool's declared output (zod → JSON Schema) with the spots and the snapshot id.
+      const out = t.outputSchema as { properties: Record<string, { items?: { properties: Record<string, unknown>; required: string[] } }>; required: string[] };
+      const declared = z.toJSONSchema(own.output) as { properties: Record<string, unknown>; required: string[] };
+      assert.deepEqual(Object.keys(out.properties).sort(), [...Object.keys(declared.properties), 'token_estimate', 'snapshot_id', 'note'].sort(), t.name);
+      assert.deepEqual(out.required.sort(), [...declared.required, 'token_estimate'].sort(), t.name);
+      for (const list of ['blocks', 'hits']) if (out.properties[list]) assert.ok(['path', 'location', 'location_label', 'link'].every((k) => k in out.properties[list]!.items!.properties) && out.properties[list]!.items!.required.includes('path'), `${t.name}.${list}`);
+      if (out.properties.documents) assert.ok('path' in out.properties.documents.items!.properties, `${t.name}.documents`);
     }
     assert.match(tools.find((t) => t.name === 'search_blocks')!.description!, /keyword-only/);
     const { prompts } = await session.client.listPrompts();
@@ -106,7 +114,11 @@ describe('docqa mcp', () => {
       assert.equal(b.location_label, `page ${b.location.page}`);
     }
 
-    const scanned = payloadOf(await call(session, 'scan_term', { term: 'Hooke' })) as { total_count: number; hits: Array<{ ref: string; snippet: string; path: string; location: { kind: string } }> };
+    // Structured content (checked by the SDK's client against the output schema) and the same JSON as text.
+    const raw = await call(session, 'scan_term', { term: 'Hooke' });
+    assert.ok(raw.structuredContent);
+    assert.deepEqual(raw.structuredContent, JSON.parse((raw.content[0] as { text: string }).text));
+    const scanned = payloadOf(raw) as { total_count: number; hits: Array<{ ref: string; snippet: string; path: string; location: { kind: string } }> };
     assert.equal(scanned.total_count, 1);
     assert.equal(scanned.hits[0]!.path, md.path);
     assert.match(scanned.hits[0]!.snippet, /Hooke/);

@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 const CORE = ['src/common/**', 'src/index/**', 'src/tools/**', 'src/harness/**', 'src/trace/**', 'src/eval/**', 'src/app/**'];
 const VSCODE = { name: 'vscode', message: 'The core must not import vscode; only src/extension.ts and src/vscode/ may.' };
-const HOSTS = ['cli', 'vscode'];
+const HOSTS = ['cli', 'mcp', 'vscode'];
 /** The run's vocabulary: leaf modules of zod schemas (a step, a run's events and result, the stored turn). */
 const VOCABULARY = ['src/shared/step-record.ts', 'src/shared/run-result.ts', 'src/shared/turn-steps.ts', 'src/shared/provider-failure.ts', 'src/shared/context-window.ts'];
 /** The index inspector shows a document as the index models it (src/index/model.ts): the one webview allowed to. */
@@ -18,6 +18,8 @@ const LAYERS = [
   ['harness', ['eval', 'app', ...HOSTS]],
   ['eval', ['app', ...HOSTS]],
   ['app', HOSTS],
+  // The MCP server is a host over the application layer, started by the CLI (`docqa mcp`).
+  ['mcp', ['cli', 'vscode']],
 ];
 /**
  * The extension host is shared with every other extension: the core changes no process-wide state.

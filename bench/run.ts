@@ -27,6 +27,7 @@ import { scaleBench } from './scale.bench';
 import { CORPUS_DIR, pdfCorpusBench } from './pdf-corpus.bench';
 import { formatsBench } from './formats.bench';
 import { ocrBench } from './ocr.bench';
+import { mcpBench } from './mcp.bench';
 
 const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   ingest: ingestBench,
@@ -46,6 +47,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   'pdf-corpus': pdfCorpusBench,
   formats: formatsBench,
   ocr: ocrBench,
+  mcp: mcpBench,
 };
 
 /** Set for a group run as a child of the whole run: where its rows go. */

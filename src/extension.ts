@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import pkg from '../package.json';
 import { LazyRegistry, type ManifestParts } from './vscode/lazy-registry';
+import { registerMcpServer } from './vscode/mcp-server-provider';
 
 /**
  * The activation shell: it registers a stand-in for every command, view and editor the manifest
@@ -14,6 +15,7 @@ export function activate(context: vscode.ExtensionContext): void {
     context.subscriptions.push(startCore(context, r, pkg.version));
   });
   context.subscriptions.push(...registry.install(pkg.contributes as unknown as ManifestParts));
+  context.subscriptions.push(...registerMcpServer(context, registry, pkg.version));
 }
 
 export function deactivate(): void {

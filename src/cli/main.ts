@@ -10,6 +10,7 @@ import type { CliIo } from './cli-io';
 import type { CommandContext } from './command-context';
 import { registerEvalCommands } from './eval-commands';
 import { registerIndexCommands } from './index-commands';
+import { registerMcpCommand } from './mcp-command';
 import { registerModelCommands } from './model-commands';
 import { registerPromptCommands } from './prompt-commands';
 import { registerSourceCommands } from './source-commands';
@@ -53,6 +54,7 @@ function buildProgram(io: CliIo): Command {
   registerPromptCommands(program, ctx);
   registerEvalCommands(program, ctx);
   registerDataCommands(program, ctx);
+  registerMcpCommand(program, ctx);
   return program;
 }
 

@@ -58,12 +58,12 @@ export const searchBlocks: Tool<typeof SearchBlocksInput, typeof SearchBlocksOut
     if (snapshot.documents.length === 0) return 'collection_empty';
     return { docs, keyword: queryRuns(input.query), embedded: isKeywordOnly(snapshot) ? null : input.query };
   },
-  async run(input, { snapshot, embedQuery, scope, signal, onTrace }) {
+  async run(input, { snapshot, embedQuery, keywordOnly: hostKeywordOnly, scope, signal, onTrace }) {
     // An unknown doc_id fails the whole call before anything else, an empty collection included.
     const docs = docSet(snapshot, input.doc_ids, scope);
     if (snapshot.documents.length === 0) return { mode: null, blocks: [], empty_reason: 'collection_empty' };
     const allowed = docs === 'all' ? undefined : docMask(snapshot.docRanges, docs, snapshot.blockRefs.length);
-    const keywordOnly = isKeywordOnly(snapshot);
+    const keywordOnly = isKeywordOnly(snapshot) || hostKeywordOnly === true;
     let queryVector: Float32Array | null = null;
     if (!keywordOnly) {
       // Never a silent keyword fallback: without the query embedding the search does not run.
@@ -78,7 +78,7 @@ export const searchBlocks: Tool<typeof SearchBlocksInput, typeof SearchBlocksOut
         throw new ToolFailure('upstream_unavailable', `the query could not be embedded: ${err instanceof Error ? err.message : String(err)}`, false);
       }
     }
-    const hits = hybridSearch(snapshot.bm25, snapshot.vectors, input.query, queryVector, SEARCH_TOP_K, allowed, blockPriors(snapshot.documents));
+    const hits = hybridSearch(snapshot.bm25, keywordOnly ? null : snapshot.vectors, input.query, queryVector, SEARCH_TOP_K, allowed, blockPriors(snapshot.documents));
     const blocks = hits.map((h) => blockView(snapshot, h.block));
     onTrace?.({
       tool: 'search_blocks',

@@ -61,6 +61,12 @@ export interface ToolContext {
   snapshot: LoadedSnapshot;
   /** Embeds a search query with the snapshot's embedding model; absent for keyword-only snapshots. */
   embedQuery?: QueryEmbedder;
+  /**
+   * The host searches a snapshot that has vectors by keywords alone, and tells its caller so (the MCP
+   * server without an embedding endpoint): search_blocks answers with mode `keyword_only` instead of
+   * upstream_unavailable. Never set by the agent's harness, whose searches are hybrid or fail.
+   */
+  keywordOnly?: boolean;
   /** The documents a scoped question is limited to: a doc_id outside them is refused, list_documents lists only them. */
   scope?: readonly string[];
   signal?: AbortSignal;

@@ -46,7 +46,7 @@ function zipEntries(zip: Buffer): ZipEntry[] {
 }
 
 describe('extension package', () => {
-  it('vsce packages what the extension runs (bundles, pdf.js with CMaps and fonts, ranks, prompts, manifest, README, licence) and no source maps, sources or CLI', () => {
+  it('vsce packages what the extension runs (bundles, the CLI its MCP server runs, pdf.js with CMaps and fonts, ranks, prompts, manifest, README, licence) and no source maps or sources', () => {
     assert.ok(fs.existsSync(path.join(ROOT, 'dist', 'extension.js')), 'run npm run build first');
     const out = path.join(tempDir('docqa-vsix-'), 'docqa.vsix');
     // vsce itself, as `npm run package` runs it (that script builds first; here `npm test` has just built).
@@ -79,6 +79,8 @@ describe('extension package', () => {
       'dist/document-view.js',
       'dist/document-view.css',
       'dist/formats.js',
+      // The CLI: VS Code's agent and other MCP clients run `docqa mcp` from it (src/vscode/mcp-launch.ts).
+      'dist/cli.js',
       'dist/o200k.bin',
       'dist/pdfjs/pdf.js',
       ...filesUnder('dist/pdfjs/cmaps'),
@@ -102,9 +104,9 @@ describe('extension package', () => {
     for (const needed of ['dist/pdfjs/cmaps/UniGB-UCS2-H.bcmap', 'dist/pdfjs/standard_fonts/FoxitSerif.pfb', 'prompts/baseline-en/bundle.json', 'prompts/baseline-zh/system.md']) {
       assert.ok(names.includes(`extension/${needed}`), `${needed} is not packaged`);
     }
-    // `!dist/**` once shipped 18 MB of source maps, and the CLI, which the extension does not run.
+    // `!dist/**` once shipped 18 MB of source maps.
     assert.deepEqual(
-      names.filter((n) => n.endsWith('.map') || n === 'extension/dist/cli.js' || n.startsWith('extension/src/') || n.startsWith('extension/node_modules/') || n.startsWith('extension/test/')),
+      names.filter((n) => n.endsWith('.map') || n.startsWith('extension/src/') || n.startsWith('extension/node_modules/') || n.startsWith('extension/test/')),
       [],
     );
     // What is shipped is what the build wrote (byte counts as stored in the zip).

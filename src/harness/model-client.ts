@@ -4,6 +4,7 @@ import { type FailureKind, type ProviderFailure, ProviderEndpoint, bodyErrorKind
 import { DocQaError } from '../common/errors';
 import { AbortScope } from '../common/abort-scope';
 import { RetryPolicy, retryAfterMs } from '../common/retry-policy';
+import { StreamDeadlines } from './stream-deadlines';
 import { ThinkSplitter } from './think-split';
 
 export const DEFAULT_CHAT_BASE_URL = 'https://api.deepseek.com';
@@ -178,17 +179,7 @@ export class ChatClient {
   async complete(messages: readonly ChatMessage[], opts: CompleteOptions = {}): Promise<ChatResult> {
     const { config, where } = this;
     const scope = new AbortScope(opts.signal);
-    let why: 'idle' | 'total' | null = null;
-    const expire = (kind: 'idle' | 'total') => {
-      why ??= kind;
-      scope.abort(new Error(`${kind} deadline`));
-    };
-    const total = setTimeout(() => expire('total'), config.total_timeout_ms);
-    let idle = setTimeout(() => expire('idle'), config.idle_timeout_ms);
-    const touch = () => {
-      clearTimeout(idle);
-      idle = setTimeout(() => expire('idle'), config.idle_timeout_ms);
-    };
+    const deadlines = new StreamDeadlines(scope, config);
     const signal = scope.signal;
     let content = '';
     let reasoning = '';
@@ -215,7 +206,7 @@ export class ChatClient {
       if (!type.includes('text/event-stream')) throw await notAStream(where, type, response);
       begun = true;
       for await (const chunk of stream) {
-        touch();
+        deadlines.touch();
         if (typeof chunk.model === 'string' && chunk.model) model = chunk.model;
         if (chunk.usage) {
           const u = ChatUsage.safeParse(chunk.usage);
@@ -234,18 +225,14 @@ export class ChatClient {
       }
     } catch (err) {
       if (opts.signal?.aborted) throw opts.signal.reason;
-      if (why || err instanceof APIUserAbortError) {
-        const kind = why === 'total' ? 'total_timeout' : 'idle_timeout';
-        throw chatError(where, kind, kind === 'total_timeout' ? `the model did not finish within ${config.total_timeout_ms} ms` : `the model sent nothing for ${config.idle_timeout_ms} ms`, true, null, null, null, streamed());
-      }
+      if (deadlines.expired || err instanceof APIUserAbortError) throw chatError(where, deadlines.kind, deadlines.message, true, null, null, null, streamed());
       throw classify(err, where, streamed());
     } finally {
-      clearTimeout(total);
-      clearTimeout(idle);
+      deadlines.clear();
       scope.dispose();
     }
     if (opts.signal?.aborted) throw opts.signal.reason;
-    if (why) throw chatError(where, why === 'total' ? 'total_timeout' : 'idle_timeout', `the model stream was cut by the ${why} deadline`, true, null, null, null, streamed());
+    if (deadlines.expired) throw chatError(where, deadlines.kind, `the model stream was cut by the ${deadlines.expired} deadline`, true, null, null, null, streamed());
     if (finish === null) throw chatError(where, 'truncated', `the model stream ended without a finish reason after ${content.length} characters`, true, null, null, null, streamed());
     const split = think.finish();
     content = split.content;

@@ -3,6 +3,7 @@ import { AbortScope } from '../common/abort-scope';
 import { ProviderEndpoint, connectionFailure, httpKind, networkErrorCode } from '../common/provider-failure';
 import type { RetryPolicy } from '../common/retry-policy';
 import type { ChatModel } from './loop-context';
+import { StreamDeadlines } from './stream-deadlines';
 import { type ChatConfig, ChatError, type ChatErrorKind, type ChatMessage, type ChatResult, type ChatUsage, type CompleteOptions, type StreamedPart, chatError } from './model-client';
 
 /** How DocQA talks to Ollama's own chat API: where it is, the window to run the model with, and thinking. */
@@ -53,17 +54,7 @@ export class OllamaChatClient implements ChatModel {
   async complete(messages: readonly ChatMessage[], opts: CompleteOptions = {}): Promise<ChatResult> {
     const { config, where } = this;
     const scope = new AbortScope(opts.signal);
-    let why: 'idle' | 'total' | null = null;
-    const expire = (kind: 'idle' | 'total') => {
-      why ??= kind;
-      scope.abort(new Error(`${kind} deadline`));
-    };
-    const total = setTimeout(() => expire('total'), config.total_timeout_ms);
-    let idle = setTimeout(() => expire('idle'), config.idle_timeout_ms);
-    const touch = () => {
-      clearTimeout(idle);
-      idle = setTimeout(() => expire('idle'), config.idle_timeout_ms);
-    };
+    const deadlines = new StreamDeadlines(scope, config);
     let content = '';
     let reasoning = '';
     let finish: string | null = null;
@@ -122,7 +113,7 @@ export class OllamaChatClient implements ChatModel {
         }
       };
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        touch();
+        deadlines.touch();
         pending += decoder.decode(chunk, { stream: true });
         let nl: number;
         while ((nl = pending.indexOf('\n')) >= 0) {
@@ -134,17 +125,13 @@ export class OllamaChatClient implements ChatModel {
     } catch (err) {
       if (opts.signal?.aborted) throw opts.signal.reason;
       if (err instanceof ChatError) throw err;
-      if (why) {
-        const kind = why === 'total' ? 'total_timeout' : 'idle_timeout';
-        throw fail(kind, kind === 'total_timeout' ? `the model did not finish within ${config.total_timeout_ms} ms` : `the model sent nothing for ${config.idle_timeout_ms} ms`, true);
-      }
+      if (deadlines.expired) throw fail(deadlines.kind, deadlines.message, true);
       const code = networkErrorCode(err);
       if (begun) throw fail('truncated', `the model stream broke off${code ? ` (${code})` : ''} after ${content.length} characters`, true, null, code);
       const c = connectionFailure(code);
       throw fail(c.kind === 'tls' ? 'tls' : c.kind === 'timeout' ? 'idle_timeout' : 'unreachable', `chat endpoint ${where.endpoint} unreachable${code ? ` (${code})` : ''}: ${err instanceof Error ? err.message : String(err)}`, c.retryable, null, code);
     } finally {
-      clearTimeout(total);
-      clearTimeout(idle);
+      deadlines.clear();
       scope.dispose();
     }
     if (opts.signal?.aborted) throw opts.signal.reason;

@@ -96,20 +96,23 @@ function kthLargest(acc: Float32Array, touched: Int32Array, n: number, k: number
         j = (j - 1) >> 1;
       }
       heap[j] = v;
-    } else if (v > heap[0]!) {
-      let j = 0;
-      for (;;) {
-        const l = 2 * j + 1;
-        if (l >= k) break;
-        const c = l + 1 < k && heap[l + 1]! < heap[l]! ? l + 1 : l;
-        if (heap[c]! >= v) break;
-        heap[j] = heap[c]!;
-        j = c;
-      }
-      heap[j] = v;
-    }
+    } else if (v > heap[0]!) replaceMin(heap, k, v);
   }
   return size < k ? 0 : heap[0]!;
+}
+
+/** Puts `v` in place of the smallest of a full min-heap of k values, sifting it down. */
+function replaceMin(heap: Float64Array, k: number, v: number): void {
+  let j = 0;
+  for (;;) {
+    const l = 2 * j + 1;
+    if (l >= k) break;
+    const c = l + 1 < k && heap[l + 1]! < heap[l]! ? l + 1 : l;
+    if (heap[c]! >= v) break;
+    heap[j] = heap[c]!;
+    j = c;
+  }
+  heap[j] = v;
 }
 
 /** The k-th largest of some values (k ≤ their number), by a min-heap of k. */
@@ -120,17 +123,7 @@ function kthOf(values: Float64Array, k: number): number {
   // A sorted array is a valid min-heap.
   for (let i = k; i < values.length; i++) {
     const v = values[i]!;
-    if (!(v > heap[0]!)) continue;
-    let j = 0;
-    for (;;) {
-      const l = 2 * j + 1;
-      if (l >= k) break;
-      const c = l + 1 < k && heap[l + 1]! < heap[l]! ? l + 1 : l;
-      if (heap[c]! >= v) break;
-      heap[j] = heap[c]!;
-      j = c;
-    }
-    heap[j] = v;
+    if (v > heap[0]!) replaceMin(heap, k, v);
   }
   return heap[0]!;
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildBm25, keywordFields } from '../src/index/search/bm25-index';
+import { buildBm25, keywordFields } from '../src/index/search/bm25-build';
 import type { DataDir } from '../src/common/data-dir';
 import { writeVersioned } from '../src/common/json-file';
 import { DEFAULT_INGEST_OPTIONS, type Document } from '../src/index/model';

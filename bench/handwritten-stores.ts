@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EmbeddingCache } from '../src/index/embed/embedding-cache';
-import { buildBm25, type Bm25Data } from '../src/index/search/bm25-index';
+import { buildBm25, type Bm25Data } from '../src/index/search/bm25-build';
 import { normalizeRows } from '../src/index/search/vector-index';
 import { SEGMENT_FILES, scatterSegmentVectors } from '../src/index/store/segment-store';
 import { writeKeywordFiles } from '../src/index/store/segment-writer';

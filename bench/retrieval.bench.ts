@@ -5,7 +5,8 @@
  * the fake embedder as a smoke test; and section recall on the notes set (notes.bench.ts).
  */
 import fs from 'node:fs';
-import { Bm25Index, buildBm25, keywordHeading } from '../src/index/search/bm25-index';
+import { Bm25Index } from '../src/index/search/bm25-index';
+import { buildBm25, keywordHeading } from '../src/index/search/bm25-build';
 import { hybridSearch, topK } from '../src/index/search/hybrid-search';
 import { VectorIndex, normalizeRows } from '../src/index/search/vector-index';
 import { fakeEmbedding } from '../test/fakes/openai-server';

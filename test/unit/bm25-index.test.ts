@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BM25_B, BM25_K1, Bm25Index, buildBm25, buildBm25Yielding, inMemoryKeyword, keywordHeading } from '../../src/index/search/bm25-index';
+import { BM25_B, BM25_K1, Bm25Index, inMemoryKeyword } from '../../src/index/search/bm25-index';
+import { buildBm25, buildBm25Yielding, keywordHeading } from '../../src/index/search/bm25-build';
 import { buildBm25OffThread } from '../../src/index/search/bm25-off-thread';
 import { PackedTerms } from '../../src/index/search/term-table';
 import { hybridSearch, topK } from '../../src/index/search/hybrid-search';

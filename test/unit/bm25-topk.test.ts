@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { Bm25Index, type Bm25Part, buildBm25, inMemoryKeyword } from '../../src/index/search/bm25-index';
+import { Bm25Index, type Bm25Part, inMemoryKeyword } from '../../src/index/search/bm25-index';
+import { buildBm25 } from '../../src/index/search/bm25-build';
 import { topK } from '../../src/index/search/top-k';
 import { fixture } from '../helpers';
 

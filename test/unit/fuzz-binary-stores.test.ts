@@ -11,7 +11,7 @@ import { FileRows, readCodes, readSegmentDocuments2, readSegmentKeyword2 } from 
 import { SegmentWriter } from '../../src/index/store/segment-writer';
 import { SEGMENT_FILES_2 } from '../../src/index/store/segment-format';
 import { StagedFolder } from '../../src/index/store/staged-folder';
-import { buildBm25 } from '../../src/index/search/bm25-index';
+import { buildBm25 } from '../../src/index/search/bm25-build';
 import { Slicer } from '../../src/common/slicer';
 import type { Document } from '../../src/index/model';
 import { tempDir } from '../helpers';

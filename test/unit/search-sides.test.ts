@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Bm25Index, buildBm25 } from '../../src/index/search/bm25-index';
+import { Bm25Index } from '../../src/index/search/bm25-index';
+import { buildBm25 } from '../../src/index/search/bm25-build';
 import { hybridSearch } from '../../src/index/search/hybrid-search';
 import type { KeywordSide, VectorSide } from '../../src/index/search/search-sides';
 import { VectorIndex, normalizeRows } from '../../src/index/search/vector-index';

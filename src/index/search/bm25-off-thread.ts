@@ -1,5 +1,5 @@
 import { startWorker, workerScript } from '../../common/worker-script';
-import { type Bm25Data, buildBm25Yielding } from './bm25-index';
+import { type Bm25Data, buildBm25Yielding } from './bm25-build';
 import { PackedTerms } from './term-table';
 
 export type Bm25WorkerRequest = { type: 'slice'; texts: string[]; headings: string[] } | { type: 'build' };

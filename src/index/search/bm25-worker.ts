@@ -5,7 +5,7 @@
  * back with its arrays transferred.
  */
 import { isMainThread, parentPort } from 'node:worker_threads';
-import { Bm25Builder } from './bm25-index';
+import { Bm25Builder } from './bm25-build';
 import { packTerms } from './term-table';
 import type { Bm25WorkerRequest, Bm25WorkerResponse } from './bm25-off-thread';
 

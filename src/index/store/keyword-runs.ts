@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import type { FileAppender } from '../../common/file-appender';
-import type { Bm25Data } from '../search/bm25-index';
+import type { Bm25Data } from '../search/bm25-build';
 
 /**
  * A segment's keyword index built batch by batch, as external sorting does it (Lucene's segment

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Bm25Data } from '../search/bm25-index';
+import type { Bm25Data } from '../search/bm25-build';
 import { readPack } from './binary-pack';
 import { SEGMENT_FILES_1, type SegmentFormat, segmentFileNames } from './segment-format';
 import { StoreError, errorMessage } from '../../common/errors';

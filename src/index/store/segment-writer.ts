@@ -3,7 +3,7 @@ import path from 'node:path';
 import { StoreError, errorMessage } from '../../common/errors';
 import { FileAppender } from '../../common/file-appender';
 import type { Document } from '../model';
-import type { Bm25Data } from '../search/bm25-index';
+import type { Bm25Data } from '../search/bm25-build';
 import { quantizeRows } from '../search/quantize';
 import { encodePack } from './binary-pack';
 import { BlockTableBuilder } from './block-table';

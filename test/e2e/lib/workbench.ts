@@ -53,6 +53,9 @@ async function quickPickLabels(page: Page): Promise<string[]> {
   return page.locator('.quick-input-widget .monaco-list-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') ?? ''));
 }
 
+/** The palette closed or moved under a click (see runCommand). */
+class PaletteClosed extends Error {}
+
 async function pick(page: Page, input: Locator, query: string, label: string, waitHidden = true): Promise<void> {
   await input.fill(query);
   const row = quickPickRow(page, label);
@@ -63,7 +66,13 @@ async function pick(page: Page, input: Locator, query: string, label: string, wa
     await page.keyboard.press('Escape');
     throw new Error(`the quick pick offers no "${label}" for "${query}"; it lists: ${JSON.stringify(offered)}`);
   }
-  await row.click();
+  try {
+    await row.click({ timeout: 10_000 });
+  } catch (e) {
+    if (await quickInput(page).isVisible()) await page.keyboard.press('Escape');
+    await quickInput(page).waitFor({ state: 'hidden' });
+    throw new PaletteClosed(`the quick pick's "${label}" could not be clicked: ${(e as Error).message}`);
+  }
   if (waitHidden) await quickInput(page).waitFor({ state: 'hidden' });
 }
 
@@ -73,8 +82,18 @@ async function pick(page: Page, input: Locator, query: string, label: string, wa
  * never closes in between.
  */
 export async function runCommand(page: Page, title: string, o: { asks?: boolean } = {}): Promise<void> {
-  await pick(page, await openQuickInput(page, 'F1'), `>${title}`, title, !o.asks);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await pick(page, await openQuickInput(page, 'F1'), `>${title}`, title, !o.asks);
+      return;
+    } catch (e) {
+      // A late focus change in the workbench (an editor that finishes opening) closes the palette under
+      // the click, as it would under a person's; they open it again, and so does this, twice at most.
+      if (!(e instanceof PaletteClosed) || attempt === 3) throw e;
+    }
+  }
 }
+
 
 /**
  * Whether the command palette offers a command of this title (the palette is closed again). The list is

@@ -4,15 +4,6 @@ import type { HostRegistry } from './lazy-registry';
 /** The id under package.json's contributes.mcpServerDefinitionProviders. */
 export const MCP_PROVIDER_ID = 'docqa.mcpServer';
 
-/**
- * The part of VS Code's MCP API (stable since 1.101) this file uses, declared here while the types the
- * project compiles against are older; on an older VS Code the API is absent and nothing is registered.
- */
-interface McpApi {
-  registerMcpServerDefinitionProvider(id: string, provider: { onDidChangeMcpServerDefinitions?: vscode.Event<void>; provideMcpServerDefinitions(token: vscode.CancellationToken): Promise<unknown[]> }): vscode.Disposable;
-}
-type StdioDefinition = new (label: string, command: string, args: string[], env?: Record<string, string | number | null>, version?: string) => unknown;
-
 async function launch(context: vscode.ExtensionContext) {
   // Loaded on first use: the settings table is not needed to activate.
   const { mcpLaunch } = await import('./mcp-launch');
@@ -26,7 +17,8 @@ async function launch(context: vscode.ExtensionContext) {
  * that copies the same launch as a ready configuration for Claude Desktop, Cursor and other clients.
  */
 export function registerMcpServer(context: vscode.ExtensionContext, registry: HostRegistry, version: string): vscode.Disposable[] {
-  const out: vscode.Disposable[] = [
+  const changed = new vscode.EventEmitter<void>();
+  return [
     registry.command('docqa.copyMcpServerConfig', async () => {
       const { clientConfigJson } = await import('./mcp-launch');
       await vscode.env.clipboard.writeText(clientConfigJson(await launch(context)));
@@ -34,24 +26,17 @@ export function registerMcpServer(context: vscode.ExtensionContext, registry: Ho
         vscode.l10n.t('DocQA: the MCP server configuration is on the clipboard. Paste it into Claude Desktop’s claude_desktop_config.json or Cursor’s .cursor/mcp.json. It reads {0}; for semantic search add DOCQA_EMBEDDING_API_KEY to its env (without it, search is keyword-only).', context.globalStorageUri.fsPath),
       );
     }),
-  ];
-  const lm = vscode.lm as unknown as Partial<McpApi>;
-  const Definition = (vscode as unknown as { McpStdioServerDefinition?: StdioDefinition }).McpStdioServerDefinition;
-  if (typeof lm.registerMcpServerDefinitionProvider !== 'function' || !Definition) return out;
-  const changed = new vscode.EventEmitter<void>();
-  out.push(
     changed,
     // The embedding endpoint is part of the launch: a change gives VS Code a new definition.
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('docqa.embedding')) changed.fire();
     }),
-    lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
+    vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
       onDidChangeMcpServerDefinitions: changed.event,
       provideMcpServerDefinitions: async () => {
         const l = await launch(context);
-        return [new Definition('DocQA', l.command, l.args, l.env, version)];
+        return [new vscode.McpStdioServerDefinition('DocQA', l.command, l.args, l.env, version)];
       },
     }),
-  );
-  return out;
+  ];
 }

@@ -79,6 +79,18 @@ describe('engines: the runtime dependencies fit the hosts', () => {
     assert.equal(`${semver.major(types)}.${semver.minor(types)}`, `${oldestVscode.major}.${oldestVscode.minor}`, `@types/vscode ${types} against engines.vscode ${vscodeRange}`);
   });
 
+  it('the extension calls VS Code through @types/vscode: no API declared by hand, no cast of the vscode namespace around the types', () => {
+    const dir = path.join(ROOT, 'src', 'vscode');
+    const files = [...fs.readdirSync(dir).filter((n) => n.endsWith('.ts')).map((n) => path.join(dir, n)), path.join(ROOT, 'src', 'extension.ts')];
+    const found: string[] = [];
+    for (const f of files) {
+      const code = fs.readFileSync(f, 'utf8');
+      // `vscode.lm as unknown as {…}` or `(vscode as any).X`: an API the types lack, typed here instead (engines.vscode is then too old).
+      for (const m of code.matchAll(/\bvscode(?:\.\w+)*\)?\s+as\s+(?:unknown|any)\b|declare\s+module\s+['"]vscode['"]/g)) found.push(`${path.relative(ROOT, f)}: ${m[0]}`);
+    }
+    assert.deepEqual(found, []);
+  });
+
   it('every runtime dependency, direct or transitive, declares support for the minimum Node, the oldest VS Code host and this Node', () => {
     const hostNode = NODE_OF_VSCODE[`${oldestVscode.major}.${oldestVscode.minor}`] ?? minimumNode;
     const nodes = [

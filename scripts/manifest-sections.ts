@@ -1,12 +1,13 @@
 // The parts of package.json, the nls files and the docs that are generated from the settings table
-// (src/app/settings-table/table.ts) and the parser registry (src/index/parse/registry.ts). Pure: takes
+// (src/app/settings-table/table.ts), the tool values (src/tools/registry.ts, as VS Code's language model
+// tools) and the parser registry (src/index/parse/registry.ts). Pure: takes
 // the files' text, returns their text with those parts replaced and every other part as it was.
 // scripts/gen-manifest.ts writes the result; test/unit/settings-manifest.test.ts checks that the files
 // already equal it, so a hand edit of a generated part fails the tests.
 import { configurationContribution, isSettingNlsKey, restrictedConfigurations, settingNls } from '../src/app/settings-table/manifest';
 import { PARSERS } from '../src/index/parse/registry';
 import { formatMenuClauses } from '../src/vscode/format-patterns';
-import { languageModelTools } from '../src/vscode/lm-tool-text';
+import { isLmToolNlsKey, languageModelToolNls, languageModelTools } from '../src/vscode/lm-tool-text';
 
 type Json = Record<string, unknown>;
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
@@ -40,23 +41,33 @@ export function generatePackageJson(text: string): string {
   return json(pkg);
 }
 
+/** The nls entries the generator owns, one group per source: which keys are the group's, and its entries. */
+function nlsGroups(lang: 'en' | 'zh'): Array<{ owns: (key: string) => boolean; entries: Record<string, string> }> {
+  return [
+    { owns: isSettingNlsKey, entries: settingNls(lang) },
+    { owns: isLmToolNlsKey, entries: languageModelToolNls(lang) },
+  ];
+}
+
 /**
- * An nls file with the settings' entries generated: they stand together where the first of them stood
- * (at the end when there was none), in the table's order; every other entry stays where it was.
+ * An nls file with the settings' and the language model tools' entries generated: each group stands
+ * together where its first entry stood (at the end when there was none), in its source's order; every
+ * other entry stays where it was.
  */
 export function generateNls(text: string, lang: 'en' | 'zh'): string {
   const current = JSON.parse(text) as Record<string, string>;
-  const generated = settingNls(lang);
+  const groups = nlsGroups(lang);
+  const placed = new Set<number>();
   const out: Record<string, string> = {};
-  let placed = false;
   for (const [k, v] of Object.entries(current)) {
-    if (!isSettingNlsKey(k)) out[k] = v;
-    else if (!placed) {
-      Object.assign(out, generated);
-      placed = true;
+    const g = groups.findIndex((x) => x.owns(k));
+    if (g < 0) out[k] = v;
+    else if (!placed.has(g)) {
+      Object.assign(out, groups[g]!.entries);
+      placed.add(g);
     }
   }
-  if (!placed) Object.assign(out, generated);
+  for (const [i, g] of groups.entries()) if (!placed.has(i)) Object.assign(out, g.entries);
   return json(out);
 }
 

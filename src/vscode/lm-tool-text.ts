@@ -17,24 +17,44 @@ export function toolOfLmName(name: string): ToolName | null {
   return (TOOL_NAMES as readonly string[]).includes(bare) ? (bare as ToolName) : null;
 }
 
-const DISPLAY: Record<ToolName, string> = {
-  list_documents: 'DocQA: List Documents',
-  get_outline: 'DocQA: Document Outline',
-  search_blocks: 'DocQA: Search Documents',
-  list_blocks: 'DocQA: Read Blocks',
-  scan_term: 'DocQA: Scan for a Term',
+/**
+ * What a person reads of each tool (the tools list, the `#` picker, a call's line in the chat), in the
+ * UI's two languages. The English description is the first sentence of the tool's own description; the
+ * Chinese one is written here, beside it. The model reads `modelDescription`, which stays the tool's.
+ */
+const USER_WORDS: Record<ToolName, { name: { en: string; zh: string }; does: { zh: string } }> = {
+  list_documents: { name: { en: 'DocQA: List Documents', zh: 'DocQA: 列出文档' }, does: { zh: '列出知识库中的文档，可按来源、语言或标题片段筛选' } },
+  get_outline: { name: { en: 'DocQA: Document Outline', zh: 'DocQA: 文档大纲' }, does: { zh: '文档的章节结构：每个章节的唯一路径、层级、块数与词元数（直接的与含子章节的）以及首句' } },
+  search_blocks: { name: { en: 'DocQA: Search Documents', zh: 'DocQA: 搜索文档' }, does: { zh: '找出与查询最匹配的 5 个块（固定的关键词 + 语义混合排序）' } },
+  list_blocks: { name: { en: 'DocQA: Read Blocks', zh: 'DocQA: 读取块' }, does: { zh: '一个文档或其部分章节（含子章节）的全部块，按文档顺序完整给出全文' } },
+  scan_term: { name: { en: 'DocQA: Scan for a Term', zh: 'DocQA: 扫描词语' }, does: { zh: '包含某个字面字符串的每个块，附每块的出现次数和首次出现处的片段，按文档再按块的顺序' } },
 };
 
-/** `contributes.languageModelTools`: each tool's name, `#` reference, descriptions and input schema from its zod value. */
+/** The nls key of one of a tool's words shown to people (`%…%` in package.json). */
+const nlsKey = (tool: ToolName, field: 'displayName' | 'userDescription') => `languageModelTool.${lmToolName(tool)}.${field}`;
+export const isLmToolNlsKey = (key: string) => key.startsWith('languageModelTool.');
+
+/** The tools' words for package.nls.json (en) or package.nls.zh-cn.json (zh), in the registry's order. */
+export function languageModelToolNls(lang: 'en' | 'zh'): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const t of TOOLS) {
+    const w = USER_WORDS[t.name];
+    out[nlsKey(t.name, 'displayName')] = w.name[lang];
+    out[nlsKey(t.name, 'userDescription')] = lang === 'zh' ? `只读（DocQA 的当前索引）：${w.does.zh}。` : `Read-only: ${t.description.split('. ')[0]!.replace(/\.$/, '')}, in DocQA's active index.`;
+  }
+  return out;
+}
+
+/** `contributes.languageModelTools`: each tool's name, `#` reference, descriptions (people's through nls) and input schema from its zod value. */
 export function languageModelTools(): Array<Record<string, unknown>> {
   return TOOLS.map((t) => ({
     name: lmToolName(t.name),
     toolReferenceName: lmToolName(t.name),
-    displayName: DISPLAY[t.name],
+    displayName: `%${nlsKey(t.name, 'displayName')}%`,
     canBeReferencedInPrompt: true,
     icon: '$(book)',
     tags: ['docqa', 'read-only'],
-    userDescription: `Read-only: ${t.description.split('. ')[0]!.replace(/\.$/, '')}, in DocQA's active index.`,
+    userDescription: `%${nlsKey(t.name, 'userDescription')}%`,
     modelDescription: `${t.description} Read-only: it reads DocQA's active index of the user's documents. Cite a block by its ref doc_id#block_id with its title and source.`,
     inputSchema: toolJsonSchema(t),
   }));

@@ -27,6 +27,7 @@ describe('the generated parts of package.json, the nls files and the docs', () =
       ['a new setting', (p) => (p.contributes.configuration.properties['docqa.byHand'] = { type: 'string', default: '' })],
       ['the Restricted Mode list', (p) => p.capabilities.untrustedWorkspaces.restrictedConfigurations.pop()],
       ['a format clause', (p) => (p.contributes.menus['explorer/context']!.find((e) => e.command === 'docqa.inspectDocument')!.when = 'resourceExtname == .md')],
+      ['a tool’s display name written in English', (p) => ((p as unknown as { contributes: { languageModelTools: Array<Record<string, unknown>> } }).contributes.languageModelTools[0]!.displayName = 'DocQA: List Documents')],
     ];
     for (const [what, edit] of edits) {
       const value = JSON.parse(pkg);
@@ -37,7 +38,11 @@ describe('the generated parts of package.json, the nls files and the docs', () =
     }
     const nls = JSON.parse(read('package.nls.json')) as Record<string, string>;
     nls['config.trace.keep.description'] = 'edited by hand';
+    nls['languageModelTool.docqa_scan_term.displayName'] = 'edited by hand';
     assert.equal(generateNls(`${JSON.stringify(nls, null, 2)}\n`, 'en'), read('package.nls.json'));
+    const zh = JSON.parse(read('package.nls.zh-cn.json')) as Record<string, string>;
+    delete zh['languageModelTool.docqa_list_blocks.userDescription'];
+    assert.equal(generateNls(`${JSON.stringify(zh, null, 2)}\n`, 'zh'), read('package.nls.zh-cn.json'), 'a missing tool entry is written back where the others stand');
   });
 
   it('is idempotent and leaves every part it does not own as it was (commands, views, menus, other nls entries)', () => {

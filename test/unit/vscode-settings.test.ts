@@ -253,6 +253,26 @@ describe('package.nls', () => {
     }
   });
 
+  it('every word package.json shows a person is a %key% (commands, views, walkthrough, the chat participant, the language model tools’ names and descriptions), so Chinese VS Code shows it in Chinese', () => {
+    type Named = Record<string, unknown>;
+    const c = pkg.contributes as { commands: Named[]; viewsContainers: { activitybar: Named[] }; views: Record<string, Named[]>; viewsWelcome: Named[]; customEditors: Named[]; chatParticipants: Array<Named & { commands: Named[] }>; languageModelTools: Named[]; walkthroughs: Array<Named & { steps: Named[] }> };
+    const shown: Array<[string, unknown]> = [
+      ...c.commands.map((x) => [`command ${x.command} title`, x.title] as [string, unknown]),
+      ...c.viewsContainers.activitybar.map((x) => [`view container ${x.id}`, x.title] as [string, unknown]),
+      ...Object.values(c.views).flat().map((x) => [`view ${x.id}`, x.name] as [string, unknown]),
+      ...c.viewsWelcome.map((x) => [`welcome of ${x.view}`, x.contents] as [string, unknown]),
+      ...c.customEditors.map((x) => [`editor ${x.viewType}`, x.displayName] as [string, unknown]),
+      ...c.chatParticipants.flatMap((x) => [[`participant ${x.id}`, x.description] as [string, unknown], ...x.commands.map((y) => [`participant command /${y.name}`, y.description] as [string, unknown])]),
+      ...c.languageModelTools.flatMap((x) => [[`tool ${x.name} displayName`, x.displayName], [`tool ${x.name} userDescription`, x.userDescription]] as Array<[string, unknown]>),
+      ...c.walkthroughs.flatMap((w) => [[`walkthrough ${w.id}`, w.title], [`walkthrough ${w.id}`, w.description], ...w.steps.flatMap((s) => [[`step ${s.id}`, s.title], [`step ${s.id}`, s.description]])] as Array<[string, unknown]>),
+    ];
+    assert.ok(c.languageModelTools.length === 5 && shown.length > 40, 'the scan found the contributions');
+    const bare = shown.filter(([, v]) => !(typeof v === 'string' && /^%[^%]+%$/.test(v))).map(([where, v]) => `${where}: ${JSON.stringify(v)}`);
+    assert.deepEqual(bare, []);
+    // The tools' words in Chinese are Chinese (the check above only proves they are keys).
+    for (const t of c.languageModelTools) for (const f of ['displayName', 'userDescription']) assert.match(nlsZh[String(t[f]).slice(1, -1)]!, /[\u3400-\u9fff]/u, `${String(t.name)} ${f}`);
+  });
+
   it('defines every %key% that package.json uses, in both files, and no unused key', () => {
     const used = new Set([...JSON.stringify(pkg).matchAll(/"%([^"%]+)%"/g)].map((m) => m[1]!));
     for (const k of ['displayName', 'description', 'command.inspectDocument.title']) assert.ok(used.has(k), `package.json uses %${k}%`);

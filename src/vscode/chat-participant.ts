@@ -66,15 +66,7 @@ export function participantHandler(app: DocQaApp, models: VsCodeModels): vscode.
     const { turns, lastRunId } = historyOf(context);
     const cancel = signalOf(token);
     try {
-      const out = streamOf(stream);
-      let hostModel = null;
-      try {
-        hostModel = request.command === 'trace' ? null : await models.forParticipant(request.model);
-      } catch (err) {
-        out.markdown(`**FAILED** · ${err instanceof Error ? err.message : String(err)}`);
-        return { metadata: { run_id: null, answer: null, status: 'FAILED' } satisfies ParticipantMetadata };
-      }
-      const metadata = await answerInChat(app, { prompt: request.prompt, command: request.command, attached: attachedFiles(request), history: turns, hostModel, lastRunId, lang: uiLang() }, out, cancel.signal);
+      const metadata = await answerInChat(app, { prompt: request.prompt, command: request.command, attached: attachedFiles(request), history: turns, hostModel: () => models.forParticipant(request.model), lastRunId, lang: uiLang() }, streamOf(stream), cancel.signal);
       return { metadata };
     } finally {
       cancel.dispose();

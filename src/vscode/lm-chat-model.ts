@@ -36,17 +36,24 @@ export function lmMessages(messages: readonly ChatMessage[]): Array<{ role: 'use
   return messages.map((m) => ({ role: m.role === 'assistant' ? 'assistant' : 'user', content: m.content }));
 }
 
+/**
+ * How the vscode-lm path words what it tells a person: `vscode.l10n.t` in VS Code (the UI language,
+ * placeholders {0}, {1}…; l10n/bundle.l10n.*.json), `asWritten` (English) where there is no VS Code.
+ */
+export type Translate = (message: string, ...args: Array<string | number>) => string;
+export const asWritten: Translate = (message, ...args) => message.replace(/\{(\d+)\}/g, (whole, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : whole));
+
 /** A refusal in the release's words: what happened and what to do, for a person using VS Code's models. */
-export function refusalError(r: LmRefusal, model: string): ChatError {
+export function refusalError(r: LmRefusal, model: string, t: Translate = asWritten): ChatError {
   switch (r.code) {
     case 'NoPermissions':
-      return new ChatError('auth', `VS Code did not allow DocQA to use the language model ${model} (${r.message}). Allow it when VS Code asks (run "DocQA: Pick VS Code Language Model" again), or set DocQA's chat provider back to its own endpoint (docqa.chat.provider).`, false);
+      return new ChatError('auth', t('VS Code did not allow DocQA to use the language model {0} ({1}). Allow it when VS Code asks (run "DocQA: Pick VS Code Language Model" again), or set DocQA\'s chat provider back to its own endpoint (docqa.chat.provider).', model, r.message), false);
     case 'Blocked':
-      return new ChatError('rate_limited', `The language model ${model} refused the request: its quota or rate limit is reached (${r.message}). Wait, check your plan's usage, or pick another model with "DocQA: Pick VS Code Language Model".`, false);
+      return new ChatError('rate_limited', t('The language model {0} refused the request: its quota or rate limit is reached ({1}). Wait, check your plan\'s usage, or pick another model with "DocQA: Pick VS Code Language Model".', model, r.message), false);
     case 'NotFound':
-      return new ChatError('not_found', `The language model ${model} is no longer available in VS Code (${r.message}). Pick another one with "DocQA: Pick VS Code Language Model".`, false);
+      return new ChatError('not_found', t('The language model {0} is no longer available in VS Code ({1}). Pick another one with "DocQA: Pick VS Code Language Model".', model, r.message), false);
     default:
-      return new ChatError('rejected', `The language model ${model} failed (${r.code}: ${r.message}). Try again, or pick another model with "DocQA: Pick VS Code Language Model".`, true);
+      return new ChatError('rejected', t('The language model {0} failed ({1}: {2}). Try again, or pick another model with "DocQA: Pick VS Code Language Model".', model, r.code, r.message), true);
   }
 }
 
@@ -56,10 +63,13 @@ export function refusalError(r: LmRefusal, model: string): ChatError {
  * gives none. A LanguageModelError becomes a ChatError whose message is the release's words.
  */
 export class LmChatModel implements ChatModel {
-  constructor(private readonly port: LmPort) {}
+  constructor(
+    private readonly port: LmPort,
+    private readonly t: Translate = asWritten,
+  ) {}
 
   async complete(messages: readonly ChatMessage[], opts: CompleteOptions = {}): Promise<ChatResult> {
-    const { port } = this;
+    const { port, t } = this;
     const turns = lmMessages(messages);
     let content = '';
     const think = new ThinkSplitter();
@@ -71,13 +81,13 @@ export class LmChatModel implements ChatModel {
       }
     } catch (err) {
       if (opts.signal?.aborted) throw opts.signal.reason;
-      if (err instanceof LmRefusal) throw refusalError(err, port.name);
+      if (err instanceof LmRefusal) throw refusalError(err, port.name, t);
       if (err instanceof ChatError) throw err;
-      throw new ChatError('bad_response', `The language model ${port.name} broke off: ${err instanceof Error ? err.message : String(err)}`, true, null, null, content ? { content, reasoning: '' } : null);
+      throw new ChatError('bad_response', t('The language model {0} broke off: {1}', port.name, err instanceof Error ? err.message : String(err)), true, null, null, content ? { content, reasoning: '' } : null);
     }
     if (opts.signal?.aborted) throw opts.signal.reason;
     const split = think.finish();
-    if (!split.content.trim() && !split.reasoning.trim()) throw new ChatError('empty_answer', `The language model ${port.name} answered nothing. Try again, or pick another model with "DocQA: Pick VS Code Language Model".`, true);
+    if (!split.content.trim() && !split.reasoning.trim()) throw new ChatError('empty_answer', t('The language model {0} answered nothing. Try again, or pick another model with "DocQA: Pick VS Code Language Model".', port.name), true);
     return { content: split.content, reasoning: split.reasoning, finish_reason: 'stop', usage: await this.usage(turns, content, opts.signal), model: port.name };
   }
 
@@ -89,7 +99,7 @@ export class LmChatModel implements ChatModel {
   }
 }
 
-/** The run's host model for a VS Code language model: named "vendor/id" in the trace. */
-export function hostModelOf(port: LmPort): HostChatModel {
-  return { model: new LmChatModel(port), provider: 'vscode-lm', name: `${port.vendor}/${port.id}`, maxInputTokens: port.maxInputTokens > 0 ? port.maxInputTokens : null };
+/** The run's host model for a VS Code language model: named "vendor/id" in the trace; its words to people through `t`. */
+export function hostModelOf(port: LmPort, t: Translate = asWritten): HostChatModel {
+  return { model: new LmChatModel(port, t), provider: 'vscode-lm', name: `${port.vendor}/${port.id}`, maxInputTokens: port.maxInputTokens > 0 ? port.maxInputTokens : null };
 }

@@ -6,6 +6,9 @@ import { CHAT_PROVIDER_KEY, chatProviderOf } from './settings-model';
 
 const t = (message: string, ...args: Array<string | number>) => vscode.l10n.t(message, ...args);
 
+/** Why DocQA asks for a model, as VS Code's consent dialog shows it. */
+const JUSTIFICATION = () => t('DocQA answers your questions from your documents with this model.');
+
 /** globalState: the id of the VS Code language model the person picked. */
 const PICKED_MODEL = 'docqa.languageModel';
 
@@ -66,8 +69,18 @@ export class VsCodeModels {
 
   /** The panel's model: a VS Code model when the setting says so, else null (DocQA's endpoint). */
   async hostModel(): Promise<HostChatModel | null> {
+    return (await this.lookup())?.host ?? null;
+  }
+
+  /**
+   * The model the panel (and Test Connection) uses when the setting says a VS Code model, with the
+   * name of the picked model when VS Code no longer offers it (another one answers then); null for
+   * DocQA's own endpoint. A refusal when VS Code offers none.
+   */
+  async lookup(): Promise<{ host: HostChatModel; missing: string | null } | null> {
     if (this.provider().value !== 'vscode') return null;
-    return hostModelOf(lmPort(await this.picked(), t('DocQA answers your questions from your documents with this model.')));
+    const { model, missing } = await this.picked();
+    return { host: hostModelOf(lmPort(model, JUSTIFICATION()), t), missing };
   }
 
   /** @docqa's model: the one picked in the chat, unless the setting says otherwise. */
@@ -75,17 +88,18 @@ export class VsCodeModels {
     const p = this.provider();
     if (p.set && p.value === 'endpoint') return null;
     if (p.set && this.context.globalState.get<string>(PICKED_MODEL)) return this.hostModel();
-    if (chatModel) return hostModelOf(lmPort(chatModel, t('DocQA answers your questions from your documents with this model.')));
+    if (chatModel) return hostModelOf(lmPort(chatModel, JUSTIFICATION()), t);
     return p.value === 'vscode' ? this.hostModel() : null;
   }
 
-  /** The picked model, or the first VS Code offers; a clear refusal when there is none. */
-  private async picked(): Promise<vscode.LanguageModelChat> {
+  /** The picked model, or the first VS Code offers (naming the picked one it lacks); a clear refusal when there is none. */
+  private async picked(): Promise<{ model: vscode.LanguageModelChat; missing: string | null }> {
     const id = this.context.globalState.get<string>(PICKED_MODEL);
-    const models = await vscode.lm.selectChatModels(id ? { id } : {});
-    const model = models[0] ?? (id ? (await vscode.lm.selectChatModels())[0] : undefined);
-    if (!model) throw new UsageError(`no VS Code language model is available: add one to VS Code (or sign in to Copilot), then run “DocQA: Pick VS Code Language Model”, or set ${CHAT_PROVIDER_KEY} to "endpoint"; nothing was sent`);
-    return model;
+    const model = (await vscode.lm.selectChatModels(id ? { id } : {}))[0];
+    if (model) return { model, missing: null };
+    const other = id ? (await vscode.lm.selectChatModels())[0] : undefined;
+    if (!other) throw new UsageError(t('No VS Code language model is available: add one to VS Code (or sign in to Copilot), then run “DocQA: Pick VS Code Language Model”, or set {0} to "endpoint". Nothing was sent.', CHAT_PROVIDER_KEY));
+    return { model: other, missing: id ?? null };
   }
 
   /**
@@ -108,7 +122,7 @@ export class VsCodeModels {
     await vscode.workspace.getConfiguration().update(CHAT_PROVIDER_KEY, 'vscode', vscode.ConfigurationTarget.Global);
     if (this.context.languageModelAccessInformation.canSendRequest(pick.model) !== true) {
       try {
-        const r = await pick.model.sendRequest([vscode.LanguageModelChatMessage.User('Reply with OK.')], { justification: t('DocQA answers your questions from your documents with this model.') });
+        const r = await pick.model.sendRequest([vscode.LanguageModelChatMessage.User('Reply with OK.')], { justification: JUSTIFICATION() });
         for await (const _ of r.text) void _;
       } catch (err) {
         void vscode.window.showWarningMessage(t('DocQA: {0} cannot be used yet: {1}', pick.model.name, err instanceof Error ? err.message : String(err)));

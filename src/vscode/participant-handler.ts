@@ -35,8 +35,11 @@ export interface ParticipantRequest {
   attached: readonly string[];
   /** Earlier @docqa turns of this chat, oldest first: the conversation section. */
   history: readonly EarlierTurn[];
-  /** The model the run uses (the chat's, or the setting's); null: DocQA's own endpoint. */
-  hostModel: HostChatModel | null;
+  /**
+   * The model the run uses (the chat's, or the setting's; null: DocQA's own endpoint), looked up when a
+   * question runs: a lookup that fails is the answer's failure, in the same words as any other.
+   */
+  hostModel: () => Promise<HostChatModel | null>;
   /** The last run's trace (the previous turn's metadata), for /trace. */
   lastRunId: string | null;
   lang: UiLang;
@@ -114,7 +117,8 @@ export async function answerInChat(app: DocQaApp, req: ParticipantRequest, out: 
   let result: AgentResult;
   let snapshotId: string;
   try {
-    const run = await app.ask({ question: req.prompt, lang: req.lang, conversation: [...req.history], ...(scope ? { scope } : {}) }, { signal, onEvent, ...(req.hostModel ? { hostModel: req.hostModel } : {}) });
+    const hostModel = await req.hostModel();
+    const run = await app.ask({ question: req.prompt, lang: req.lang, conversation: [...req.history], ...(scope ? { scope } : {}) }, { signal, onEvent, ...(hostModel ? { hostModel } : {}) });
     result = run.result;
     snapshotId = run.snapshot_id;
     runId = run.run_id;

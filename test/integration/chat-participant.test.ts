@@ -3,12 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DocQaApp } from '../../src/app/docqa-app';
+import type { HostChatModel } from '../../src/app/host-model';
 import { AppSettings, fixedKeys } from '../../src/app/settings';
-import { countTokens } from '../../src/common/tokenizer';
-import { ChatClient, ChatConfig } from '../../src/harness/model-client';
-import { type LmPort, LmRefusal, hostModelOf } from '../../src/vscode/lm-chat-model';
+import { UsageError } from '../../src/common/errors';
+import { LmRefusal, hostModelOf } from '../../src/vscode/lm-chat-model';
 import { OPEN_CITATION, OPEN_TRACE, type ParticipantStream, answerInChat } from '../../src/vscode/participant-handler';
 import { eventually } from '../e2e/lib/wait';
+import { fakeLmPort, zhTranslate } from '../fakes/lm-port';
 import { FakeOpenAIServer, observationsOf } from '../fakes/openai-server';
 import { fixture, tempDir } from '../helpers';
 
@@ -26,29 +27,6 @@ function recordingStream(onProgress?: (text: string) => void) {
   };
   const markdown = () => parts.filter((p) => p.kind === 'markdown').map((p) => p.text).join('');
   return { stream, parts, markdown };
-}
-
-/** A VS Code language model as the adapter sees it, served by the fake OpenAI server (its text streamed back in pieces). */
-function fakeLmPort(server: FakeOpenAIServer, refuse?: LmRefusal): LmPort & { counted: number } {
-  const client = new ChatClient(ChatConfig.parse({ base_url: server.baseURL, model: 'fake-model' }), '');
-  const port = {
-    id: 'fake-model',
-    vendor: 'test',
-    name: 'Fake Model',
-    maxInputTokens: 64_000,
-    counted: 0,
-    async *send(messages: ReadonlyArray<{ role: 'user' | 'assistant'; content: string }>, signal: AbortSignal | undefined) {
-      if (refuse) throw refuse;
-      assert.ok(messages.every((m) => m.role === 'user' || m.role === 'assistant'), 'no system role reaches the Language Model API');
-      const r = await client.complete(messages, { signal });
-      for (let i = 0; i < r.content.length; i += 7) yield r.content.slice(i, i + 7);
-    },
-    async countTokens(text: string) {
-      port.counted++;
-      return countTokens(text);
-    },
-  };
-  return port;
 }
 
 /** A run's trace meta, once the trace (finished in the background) is written. */
@@ -74,7 +52,7 @@ describe('@docqa: the participant handler over the real application layer and th
     await (await app.startBuild({ confirmEgress: async () => true })).done;
     return { app, notes };
   }
-  const base = { command: undefined, attached: [], history: [], hostModel: null, lastRunId: null, lang: 'en' as const };
+  const base = { command: undefined, attached: [], history: [], hostModel: async () => null, lastRunId: null, lang: 'en' as const };
 
   it('streams the steps as progress lines, the answer as Markdown with its verified citation as a link and a reference at the cited lines, then the release, completeness, ledger and a trace button', async () => {
     const { app, notes } = await setup({ key: 'sk-test' });
@@ -186,7 +164,7 @@ describe('@docqa: the participant handler over the real application layer and th
     server.scriptChat('Thought: search.\nAction: search_blocks[{"input": {"query": "cell membrane"}}]', 'Thought: done.\nAction: Finish[It controls what enters the cell【来源:{{ref:1}}】.]');
     const port = fakeLmPort(server);
     const rec = recordingStream();
-    const meta = await answerInChat(app, { ...base, prompt: 'What does the cell membrane do?', hostModel: hostModelOf(port) }, rec.stream, new AbortController().signal);
+    const meta = await answerInChat(app, { ...base, prompt: 'What does the cell membrane do?', hostModel: async () => hostModelOf(port) }, rec.stream, new AbortController().signal);
     assert.equal(meta.status, 'SUCCESS', rec.markdown());
     assert.ok(port.counted > 0, "the model's own counter counted the tokens");
     const trace = { meta: await traceMeta(app, meta.run_id!) };
@@ -208,9 +186,33 @@ describe('@docqa: the participant handler over the real application layer and th
       ['Blocked', /quota or rate limit is reached.*Wait, check your plan's usage/],
     ] as const) {
       const rec = recordingStream();
-      const meta = await answerInChat(app, { ...base, prompt: 'What does the cell membrane do?', hostModel: hostModelOf(fakeLmPort(server, new LmRefusal(code, 'refused by the test'))) }, rec.stream, new AbortController().signal);
+      const meta = await answerInChat(app, { ...base, prompt: 'What does the cell membrane do?', hostModel: async () => hostModelOf(fakeLmPort(server, new LmRefusal(code, 'refused by the test'))) }, rec.stream, new AbortController().signal);
       assert.equal(meta.status, 'FAILED');
       assert.match(rec.markdown(), words);
     }
+  });
+
+  it('in a Chinese VS Code, the vscode-lm path says its failures in Chinese: no model to look up, a refusal, an empty answer', async () => {
+    const { app } = await setup({ chatBase: 'https://api.example.com/v1' });
+    const zh = zhTranslate();
+    const ask = async (hostModel: () => Promise<HostChatModel | null>) => {
+      const rec = recordingStream();
+      const meta = await answerInChat(app, { ...base, lang: 'zh', prompt: '细胞膜有什么作用？', hostModel }, rec.stream, new AbortController().signal);
+      assert.equal(meta.status, 'FAILED');
+      return rec.markdown();
+    };
+    // The lookup (lm-models.ts) fails before any run: the same FAILED line as any failed answer, in the UI's words.
+    const before = server.requests.length;
+    const none = await ask(async () => {
+      throw new UsageError(zh('No VS Code language model is available: add one to VS Code (or sign in to Copilot), then run “DocQA: Pick VS Code Language Model”, or set {0} to "endpoint". Nothing was sent.', 'docqa.chat.provider'));
+    });
+    assert.match(none, /^\*\*FAILED\*\* · 没有可用的 VS Code 语言模型：.*“DocQA: 选择 VS Code 语言模型”.*docqa\.chat\.provider/);
+    assert.equal(server.requests.length, before, 'nothing was sent');
+    const refused = await ask(async () => hostModelOf(fakeLmPort(server, new LmRefusal('Blocked', 'quota exceeded')), zh));
+    assert.match(refused, /语言模型 Fake Model 拒绝了请求：已达到配额或速率限制（quota exceeded）/);
+    // A model whose stream ends with no text at all.
+    const empty = await ask(async () => hostModelOf({ ...fakeLmPort(server), send: async function* () {} }, zh));
+    assert.match(empty, /语言模型 Fake Model 没有给出任何回答/);
+    for (const words of [none, refused, empty]) assert.doesNotMatch(words, /language model|Try again|Pick another/i, words);
   });
 });

@@ -25,6 +25,7 @@ import { TreeViews } from './tree-views';
 import { ANSWERED, KEYWORD_ONLY_CHOSEN, WALKTHROUGH_ID, walkthroughContext } from './walkthrough';
 import { EmbeddingChoice } from './embedding-choice';
 import { VsCodeModels } from './lm-models';
+import { ConnectionCheck } from './connection-check';
 import { SourceCommands } from './source-commands';
 import { registerChatIntegration } from './chat-integration';
 
@@ -59,6 +60,7 @@ export class DocQaExtension implements vscode.Disposable {
   private readonly scheduler: RebuildScheduler;
   private readonly embeddings: EmbeddingChoice;
   private readonly models: VsCodeModels;
+  private readonly connections: ConnectionCheck;
   private readonly sources: SourceCommands;
   private sourceWatchers: vscode.Disposable[] = [];
   private watchedSources = '';
@@ -89,6 +91,7 @@ export class DocQaExtension implements vscode.Disposable {
     this.trees = this.store.add(new TreeViews(this.app, registry));
     this.embeddings = new EmbeddingChoice({ context, refresh: () => this.refresh(), rebuild: () => this.rebuild() });
     this.sources = new SourceCommands({ context, app: this.app, log: this.log, refresh: () => this.refresh(), rebuild: () => this.rebuild(), running: () => (this.buildRunning() ? this.build : null) });
+    this.connections = new ConnectionCheck({ app: this.app, models: this.models, log: this.log, setKey: (which) => this.setKey(which), turnOnEmbeddings: () => this.embeddings.turnOn() });
     this.tabs = new EditorTabs({ context, app: this.app, store: this.store, log: this.log, appOptions, registry });
     // Edits in the sources rebuild the index incrementally, once a burst of changes has settled.
     this.scheduler = this.store.add(new RebuildScheduler(() => this.backgroundBuild(), 2000));
@@ -100,7 +103,7 @@ export class DocQaExtension implements vscode.Disposable {
           app: this.app,
           log: this.logger(),
           building: () => this.buildRunning(),
-          testConnection: () => this.connectionWords(),
+          testConnection: () => this.connections.words(),
           setup: async () => ({ chat_ready: Boolean(await context.secrets.get(SECRET_IDS.chat)) || isLoopback(this.app.settings.chat.base_url) || this.models.provider().value === 'vscode', sources: (await this.app.listSources().catch(() => [])).length }),
           answered: () => {
             if (context.globalState.get<boolean>(ANSWERED)) return;
@@ -281,32 +284,9 @@ export class DocQaExtension implements vscode.Disposable {
     return s === 'running' || s === 'paused';
   }
 
-  /** Test Connection for the chat's FAILED answer: both endpoints in one message (no secrets). */
-  private async connectionWords(): Promise<{ ok: boolean; message: string }> {
-    const reports = await Promise.all([this.app.testConnection('chat'), this.app.testConnection('embedding')]);
-    for (const r of reports) this.log.info(`test connection (${r.provider}): ${r.detail}`);
-    return { ok: reports.every((r) => r.ok), message: reports.map((r) => r.detail).join(' ') };
-  }
-
-  /** Both endpoints, each reported in plain words: OK with model and latency, or what to change. */
+  /** Test Connection: the chat model questions go to (a VS Code model or DocQA's endpoint) and the embedding endpoint. */
   async testConnection(): Promise<void> {
-    const [chat, embedding] = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: t('DocQA: testing the connections…') }, () => Promise.all([this.app.testConnection('chat'), this.app.testConnection('embedding')]));
-    for (const r of [chat, embedding]) {
-      this.log.info(`test connection (${r.provider}): ${r.detail}`);
-      if (r.ok && r.skipped) {
-        const on = t('Turn On Embeddings');
-        void vscode.window.showInformationMessage(`DocQA: ${r.detail}`, on).then((pick) => {
-          if (pick === on) void this.embeddings.turnOn();
-        });
-      } else if (r.ok) void vscode.window.showInformationMessage(`DocQA: ${r.detail}`);
-      else {
-        const fix = r.failure?.action === 'set_key' || r.failure?.action === 'check_key' ? t('Set Key') : t('Open Settings');
-        void vscode.window.showErrorMessage(`DocQA: ${r.detail}`, fix).then((pick) => {
-          if (pick === t('Set Key')) void this.setKey(r.provider);
-          else if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', `docqa.${r.provider}`);
-        });
-      }
-    }
+    await this.connections.run();
   }
 
   /** A build in the background: cancellable progress, pause and resume from the palette, the status bar kept current. */

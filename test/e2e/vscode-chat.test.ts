@@ -1,10 +1,11 @@
 /**
  * DocQA inside VS Code's own chat, in a real VS Code (code-server 4.139.1 = VS Code 1.139): a small test
- * extension (test/e2e/fixtures/lm-test-extension) registers a language model backed by the fake model
- * server (vscode.lm.registerLanguageModelChatProvider). DocQA is set to answer with it, picked with
- * "DocQA: Pick VS Code Language Model": the panel answers with no DocQA chat key; a DocQA tool is called
- * through vscode.lm.invokeTool; @docqa is asked in the Chat view, its answer shows references, and one
- * clicked opens the cited lines (measured: code-server's Chat view needs no GitHub sign-in for a model an
+ * extension (test/e2e/fixtures/lm-test-extension) registers two language models backed by the fake model
+ * server (vscode.lm.registerLanguageModelChatProvider). DocQA is set to answer with one, picked with
+ * "DocQA: Pick VS Code Language Model": Test Connection checks that model, the panel answers with no DocQA
+ * chat key; a DocQA tool is called through vscode.lm.invokeTool; @docqa is asked in the Chat view with the
+ * extension's other model in the dropdown (the setting's model answers; once the setting is reset, the
+ * dropdown's), its answer shows references, and one clicked opens the cited lines (measured: code-server's Chat view needs no GitHub sign-in for a model an
  * extension registers, once it is picked in the chat's model dropdown). Screenshots of @docqa in light and dark (DOCQA_DOC_IMAGES=1 copies them
  * to docs/images).
  */
@@ -24,7 +25,7 @@ import { answerOnScreen, chatWebview } from './lib/first-hour';
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { expectedSelection, launchBrowser, notification, openWorkbench, runCommand, selectionStatus, useDarkTheme } from './lib/workbench';
+import { clearNotifications, expectedSelection, launchBrowser, notification, openWorkbench, runCommand, selectionStatus, useDarkTheme } from './lib/workbench';
 
 const DOC_IMAGES = path.join(ROOT, 'docs', 'images');
 const QUESTION = 'What does the cell membrane do?';
@@ -50,6 +51,10 @@ async function openDocQa(page: Page): Promise<void> {
   await page.locator('.part.sidebar .composite.title', { hasText: 'DocQA' }).waitFor();
 }
 
+
+/** The model each of DocQA's agent prompts went to (its prompt lists the tools; VS Code's own requests, a chat title, do not). */
+const docQaModels = (requests: FakeOpenAIServer['requests']) =>
+  requests.filter((r) => r.path.endsWith('/chat/completions') && JSON.stringify(r.body).includes('search_blocks')).map((r) => (r.body as { model?: string }).model);
 
 /** The last response in VS Code's Chat view. */
 const lastResponse = (page: Page) => page.locator('.interactive-session .interactive-item-container.interactive-response').last();
@@ -107,6 +112,20 @@ describe('DocQA in VS Code’s own chat (code-server)', () => {
         await told.waitFor();
       });
 
+      await journey.step('DocQA: Test Connection checks the picked VS Code model (one tiny request through it), not DocQA’s keyless endpoint', async () => {
+        await clearNotifications(page);
+        const before = fake.requests.length;
+        await runCommand(page, 'DocQA: Test Connection');
+        await notification(page, /DocQA: The VS Code language model DocQA Test Model answered in \d+ ms\./).waitFor();
+        const sent = fake.requests.slice(before).filter((r) => r.path.endsWith('/chat/completions'));
+        assert.deepEqual(sent.map((r) => (r.body as { model?: string }).model), ['docqa-test-model'], 'one request, through the picked model');
+        assert.match(JSON.stringify(sent[0]!.body), /Reply with OK\./);
+        assert.equal(await notification(page, /chat API key|chat\.example\.invalid/).count(), 0, 'DocQA’s own endpoint was not what Test Connection checked');
+        // The embedding check is as before: keyword-only here.
+        await notification(page, /DocQA: Keyword-only search/).waitFor();
+        await clearNotifications(page);
+      });
+
       await journey.step('the panel answers through the VS Code model, with no DocQA chat key set', async () => {
         await openDocQa(page);
         const chat = await chatWebview(page);
@@ -134,13 +153,15 @@ describe('DocQA in VS Code’s own chat (code-server)', () => {
         assert.match(text, /doc_title: /);
       });
 
-      await journey.step('@docqa in the Chat view, with no GitHub sign-in: the test model picked in the chat’s model dropdown answers', async () => {
-        // The question typed into the Chat view, the test model picked in its model dropdown, then sent.
+      await journey.step('@docqa in the Chat view, with no GitHub sign-in: another model picked in the chat’s dropdown, the model docqa.chat.provider names answers', async () => {
+        // The question typed into the Chat view, the other test model picked in its model dropdown, then
+        // sent: docqa.chat.provider is set (by DocQA's pick above), so @docqa answers with DocQA Test Model.
+        const before = fake.requests.length;
         await runCommand(page, 'DocQA Test: Ask @docqa in the Chat View');
         const input = page.locator('.interactive-input-part').last();
         await input.waitFor();
-        await input.getByText(/Models|Auto|DocQA Test Model/).first().click();
-        const row = page.locator('.action-widget .monaco-list-row, .quick-input-widget .monaco-list-row', { hasText: 'DocQA Test Model' }).first();
+        await input.getByText(/Models|Auto|DocQA (Test|Other) Model/).first().click();
+        const row = page.locator('.action-widget .monaco-list-row, .quick-input-widget .monaco-list-row', { hasText: 'DocQA Other Model' }).first();
         await row.waitFor();
         await row.click();
         await input.locator('.interactive-input-editor').click();
@@ -158,6 +179,8 @@ describe('DocQA in VS Code’s own chat (code-server)', () => {
         assert.match(said, /From your notes:/);
         assert.match(said, /Ledger: chat tokens [\d,]+ of [\d,]+ · largest context [\d,]+ of 64,000/, 'the ledger, with the context budget capped at the model’s input limit');
         assert.ok((await lastResponse(page).getByRole('button', { name: 'Open trace' }).count()) === 1, 'a button opens the trace');
+        const models = docQaModels(fake.requests.slice(before));
+        assert.ok(models.length >= 2 && models.every((m) => m === 'docqa-test-model'), `the setting's model answered, not the dropdown's: ${JSON.stringify(models)}`);
       });
 
       await journey.step('a citation of the @docqa answer clicked: the cited lines open selected', async () => {
@@ -186,7 +209,11 @@ describe('DocQA in VS Code’s own chat (code-server)', () => {
           for (const name of ['docqa-chat-light.png', 'docqa-chat-dark.png']) fs.copyFileSync(path.join(journey.dir, name), path.join(DOC_IMAGES, name));
         }
       });
-      await journey.step('a follow-up in the same chat: the earlier @docqa turn is the conversation section of its prompts', async () => {
+      await journey.step('a follow-up in the same chat, docqa.chat.provider reset: the dropdown’s model answers, the earlier @docqa turn is the conversation section of its prompts', async () => {
+        await runCommand(page, "DocQA Test: Reset DocQA's Chat Provider Setting");
+        const seen = path.join(workspace, 'chat-provider.json');
+        await eventually('the setting reset in the extension host', () => fs.existsSync(seen), 30_000, 100);
+        assert.deepEqual(JSON.parse(fs.readFileSync(seen, 'utf8')), { globalValue: null });
         const before = fake.requests.length;
         const responses = await page.locator('.interactive-session .interactive-item-container.interactive-response').count();
         await page.locator('.interactive-input-part').last().locator('.interactive-input-editor').click();
@@ -195,6 +222,9 @@ describe('DocQA in VS Code’s own chat (code-server)', () => {
         await eventually('the follow-up answered', async () => (await page.locator('.interactive-session .interactive-item-container.interactive-response').count()) === responses + 1 && /Ledger:/.test(await lastResponse(page).innerText()), 90_000, 250);
         const sent = fake.requests.slice(before).filter((r) => r.path.endsWith('/chat/completions')).map((r) => JSON.stringify(r.body));
         assert.ok(sent.length > 0 && sent.every((b) => b.includes(QUESTION) && b.includes('Mitochondria are the powerhouse of the cell.')), 'every prompt of the follow-up holds the earlier question and its answer');
+        const models = docQaModels(fake.requests.slice(before));
+        assert.ok(models.length >= 1 && models.every((m) => m === 'docqa-other-model'), `with the setting unset, the dropdown's model answered: ${JSON.stringify(models)}`);
+        assert.match(await lastResponse(page).innerText(), /largest context [\d,]+ of 32,000/, 'the budget is the dropdown model’s own input limit');
       });
 
       passed = true;

@@ -1,7 +1,8 @@
 /**
  * `npm run gen:manifest`: writes the generated parts of package.json (settings, Restricted Mode list,
- * the format clauses of the Explorer's menu), of the nls files and of the docs' format table from the
- * settings table and the parser registry (scripts/manifest-sections.ts). Idempotent: a second run
+ * the format clauses of the Explorer's menu, the language model tools), of the nls files (the settings'
+ * and the tools' words) and of the docs' format table from the settings table, the tool values and the
+ * parser registry (scripts/manifest-sections.ts). Idempotent: a second run
  * changes nothing. `--check` writes nothing and exits 1 when a file differs (what the test checks too).
  */
 import fs from 'node:fs';

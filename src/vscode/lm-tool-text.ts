@@ -45,6 +45,12 @@ export function languageModelToolNls(lang: 'en' | 'zh'): Record<string, string> 
   return out;
 }
 
+/** What the chat shows while a tool runs, in the UI language: its display name ("DocQA: Search Documents…"). */
+export function invocationWords(lmName: string, lang: 'en' | 'zh'): string {
+  const tool = toolOfLmName(lmName);
+  return `${tool ? USER_WORDS[tool].name[lang] : lmName}…`;
+}
+
 /** `contributes.languageModelTools`: each tool's name, `#` reference, descriptions (people's through nls) and input schema from its zod value. */
 export function languageModelTools(): Array<Record<string, unknown>> {
   return TOOLS.map((t) => ({

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { DocQaApp } from '../app/docqa-app';
-import { invokeToolText, toolOfLmName } from './lm-tool-text';
+import { invocationWords, invokeToolText } from './lm-tool-text';
 
 /**
  * One of DocQA's tools as a vscode.LanguageModelTool: read-only, so it asks no confirmation; each
@@ -8,7 +8,7 @@ import { invokeToolText, toolOfLmName } from './lm-tool-text';
  */
 export function lmTool(app: DocQaApp, name: string): vscode.LanguageModelTool<Record<string, unknown>> {
   return {
-    prepareInvocation: () => ({ invocationMessage: vscode.l10n.t('DocQA: {0} in your documents', toolOfLmName(name) ?? name) }),
+    prepareInvocation: () => ({ invocationMessage: invocationWords(name, vscode.env.language.toLowerCase().startsWith('zh') ? 'zh' : 'en') }),
     invoke: async (options, token) => {
       if (token.isCancellationRequested) throw new vscode.CancellationError();
       const text = await invokeToolText(app, name, options.input, options.tokenizationOptions?.tokenBudget);

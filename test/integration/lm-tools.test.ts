@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { DocQaApp } from '../../src/app/docqa-app';
 import { AppSettings, fixedKeys } from '../../src/app/settings';
 import { TOOLS, toolJsonSchema } from '../../src/tools/registry';
-import { invokeToolText, languageModelTools, lmToolName } from '../../src/vscode/lm-tool-text';
+import { invocationWords, invokeToolText, languageModelTools, lmToolName } from '../../src/vscode/lm-tool-text';
 import { fixture, tempDir } from '../helpers';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { contributes: { languageModelTools: unknown[] } };
@@ -32,6 +32,17 @@ describe('DocQA tools as VS Code Language Model Tools', () => {
       assert.match(String(t.modelDescription), /Read-only/);
     }
     assert.deepEqual(pkg.contributes.languageModelTools, JSON.parse(JSON.stringify(tools)), 'run npm run gen:manifest');
+  });
+
+  it('while a tool runs, the chat shows its display name in the UI language, as the tools list does (not its id)', () => {
+    const nls = (file: string) => JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', file), 'utf8')) as Record<string, string>;
+    const [en, zh] = [nls('package.nls.json'), nls('package.nls.zh-cn.json')];
+    for (const t of TOOLS) {
+      const key = `languageModelTool.${lmToolName(t.name)}.displayName`;
+      assert.equal(invocationWords(lmToolName(t.name), 'en'), `${en[key]}…`);
+      assert.equal(invocationWords(lmToolName(t.name), 'zh'), `${zh[key]}…`);
+    }
+    assert.equal(invocationWords('docqa_search_blocks', 'zh'), 'DocQA: 搜索文档…');
   });
 
   it('a result is text that keeps each block’s doc_id#block_id, title, source and section; an error and an unknown tool say so', async () => {

@@ -4,7 +4,7 @@ import { countTokens } from '../common/tokenizer';
 import { payloadHash } from '../tools/payload-hash';
 import { describeCall, runTool, summarizeCall } from '../tools/registry';
 import type { StepSummary, ToolContext, ToolName, ToolPayload } from '../tools/tool';
-import type { Attributes } from '../trace/trace-model';
+import type { Attributes } from '../shared/trace-model';
 import type { Span } from '../trace/tracer';
 import { notAdmittedOutcome } from '../shared/step-record';
 import { admit } from './budget';

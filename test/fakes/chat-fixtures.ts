@@ -1,7 +1,7 @@
-import type { AskEvent } from '../../src/app/ask-event';
-import type { Conversation, ConversationTurn } from '../../src/app/conversations/conversation';
+import type { AskEvent } from '../../src/shared/ask-event';
+import type { Conversation, ConversationTurn } from '../../src/shared/conversation';
 import type { AgentResult, Citation, Ledger } from '../../src/shared/run-result';
-import { CONVERSATION_FORMAT_VERSION } from '../../src/app/conversations/conversation';
+import { CONVERSATION_FORMAT_VERSION } from '../../src/shared/conversation';
 import type { StepOutcome, StepScope } from '../../src/shared/step-record';
 import { type UnwordedOutcome, wordedOutcome, wordedScope } from '../../src/tools/registry';
 

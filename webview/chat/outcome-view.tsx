@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { type AgentResult, type Ledger, type RemovedCitation, stopWords } from '../../src/shared/run-result';
-import type { ScopeSummary } from '../../src/app/question-scope';
+import type { ScopeSummary } from '../../src/shared/question-scope';
 import type { KnowledgeBase, UiLang } from '../../src/shared/chat-protocol';
 import { showControls } from '../../src/shared/inert-text';
 import { checkedSummary, completeness, headline, partialDisclosure } from './release-words';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BlockLocation } from '../../index/model';
-import type { Conversation, ConversationTurn } from '../conversations/conversation';
+import type { BlockLocation } from '../../shared/block-location';
+import type { Conversation, ConversationTurn } from '../../shared/conversation';
 
 /**
  * An answer kept outside DocQA: Markdown whose citations are ordinary links to the cited spot — a text

@@ -7,6 +7,8 @@ const VSCODE = { name: 'vscode', message: 'The core must not import vscode; only
 const HOSTS = ['cli', 'mcp', 'vscode'];
 /** The project's folders besides src/shared (the leaf every other one reads) and the hosts. */
 const SRC_LAYERS = ['common', 'index', 'tools', 'harness', 'trace', 'eval', 'app'];
+/** src/ is never built from webview/ code: what both sides show (words, schemas) lives in src/shared. */
+const NO_WEBVIEW = { group: ['**/webview/*', '**/webview/**'], message: 'src/ must not import webview/: words and schemas both sides use belong in src/shared' };
 /** For each folder, what it may not import. */
 const LAYERS = [
   ['common', ['index', 'tools', 'harness', 'trace', 'eval', 'app', ...HOSTS]],
@@ -45,11 +47,16 @@ export default tseslint.config(
     },
   },
   {
+    // The hosts (cli, vscode, extension.ts) too: nothing under src/ imports the webviews' code.
+    files: ['src/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NO_WEBVIEW] }] },
+  },
+  {
     // The core runs in plain Node (CLI, tests) and in the extension host: it must never see `vscode`,
     // and it never writes to the console or ends the process.
     files: CORE,
     rules: {
-      'no-restricted-imports': ['error', { paths: [VSCODE] }],
+      'no-restricted-imports': ['error', { paths: [VSCODE], patterns: [NO_WEBVIEW] }],
       'no-restricted-syntax': ['error', ...SHARED_HOST],
     },
   },
@@ -58,7 +65,7 @@ export default tseslint.config(
   ...LAYERS.map(([folder, forbidden]) => ({
     files: [`src/${folder}/**`],
     rules: {
-      'no-restricted-imports': ['error', { paths: [VSCODE], patterns: forbidden.map((f) => ({ group: [`**/${f}/*`, `**/${f}`], message: `src/${folder} must not import src/${f} (see the layer list in eslint.config.mjs)` })) }],
+      'no-restricted-imports': ['error', { paths: [VSCODE], patterns: [...forbidden.map((f) => ({ group: [`**/${f}/*`, `**/${f}`], message: `src/${folder} must not import src/${f} (see the layer list in eslint.config.mjs)` })), NO_WEBVIEW] }],
     },
   })),
   {

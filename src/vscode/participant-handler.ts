@@ -9,9 +9,9 @@ import { MARKER } from '../harness/citations';
 import type { EarlierTurn } from '../harness/conversation-context';
 import type { BlockLocation } from '../shared/block-location';
 import type { UiLang } from '../shared/chat-protocol';
-import { stopWords } from '../shared/run-result';
-import { completeness, checkedSummary, headline, partialDisclosure } from '../../webview/chat/release-words';
-import { type Strings, stringsFor } from '../../webview/chat/strings';
+import { ANSWER_WORDS, type AnswerWords } from '../shared/answer-words';
+import { ledgerItems } from '../shared/ledger-words';
+import { completeness, checkedSummary, headline, partialDisclosure } from '../shared/release-words';
 import { knowledgeBaseOf } from './knowledge-base';
 
 /** What @docqa writes into the chat response (a recording stream in tests, vscode.ChatResponseStream in VS Code). */
@@ -58,17 +58,14 @@ export function answerMarkdown(answer: string, cites: readonly Citation[], snaps
 }
 
 /** One line per removed citation, as the panel says it. */
-export function removedWords(removed: readonly RemovedCitation[], S: Strings): string {
+export function removedWords(removed: readonly RemovedCitation[], S: AnswerWords): string {
   if (!removed.length) return '';
   return `${S.removedHeading}:\n${removed.map((r) => `- \`${r.ref}\`: ${S.removedReason[r.reason] ?? r.reason}`).join('\n')}\n\n`;
 }
 
-/** The ledger as one Markdown list, in the UI language. */
-function ledgerWords(r: AgentResult, S: Strings, lang: UiLang): string {
-  const n = (x: number) => x.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-US');
-  const l = r.ledger;
-  const items = [S.ledgerChat(n(l.chat_tokens), n(l.max_request_tokens)), S.ledgerContext(n(l.largest_context), n(l.max_context_tokens)), S.ledgerTools(l.tool_calls, l.max_tool_calls), S.ledgerEmbedding(n(l.embedding_tokens)), S.ledgerModel(l.model_calls, l.retries), S.ledgerStop(stopWords(r.stop_reason, lang) ?? S.stopReasonNone)];
-  return `**${S.ledger}**: ${items.join(' · ')}${l.estimated ? ` (${S.ledgerEstimated})` : ''}\n`;
+/** The ledger as one Markdown line, in the UI language. */
+function ledgerWords(r: AgentResult, S: AnswerWords): string {
+  return `**${S.ledger}**: ${ledgerItems(r.ledger, r.stop_reason, S).join(' · ')}${r.ledger.estimated ? ` (${S.ledgerEstimated})` : ''}\n`;
 }
 
 /**
@@ -79,7 +76,7 @@ function ledgerWords(r: AgentResult, S: Strings, lang: UiLang): string {
  * `/sources` limits the question to the documents attached with `#`.
  */
 export async function answerInChat(app: DocQaApp, req: ParticipantRequest, out: ParticipantStream, signal: AbortSignal): Promise<ParticipantMetadata> {
-  const S = stringsFor(req.lang);
+  const S = ANSWER_WORDS[req.lang];
   const zh = req.lang === 'zh';
   if (req.command === 'trace') {
     if (!req.lastRunId) {
@@ -128,7 +125,7 @@ export async function answerInChat(app: DocQaApp, req: ParticipantRequest, out: 
 }
 
 async function writeResult(app: DocQaApp, r: AgentResult, snapshotId: string, runId: string | null, lang: UiLang, out: ParticipantStream): Promise<void> {
-  const S = stringsFor(lang);
+  const S = ANSWER_WORDS[lang];
   if (r.answer) out.markdown(`${answerMarkdown(r.answer, r.citations, snapshotId)}\n\n`, [OPEN_CITATION]);
   for (const c of r.citations) await citeReference(app, c, snapshotId, out);
   const words: string[] = [];
@@ -143,7 +140,7 @@ async function writeResult(app: DocQaApp, r: AgentResult, snapshotId: string, ru
   }
   const partial = partialDisclosure(knowledgeBaseOf(await app.activeSnapshot().catch(() => null), false), snapshotId, S);
   if (partial) words.push(partial);
-  out.markdown(`\n\n${removedWords(r.removed_citations, S)}${words.join('\n\n')}\n\n${ledgerWords(r, S, lang)}`);
+  out.markdown(`\n\n${removedWords(r.removed_citations, S)}${words.join('\n\n')}\n\n${ledgerWords(r, S)}`);
   if (runId) out.button(OPEN_TRACE, S.openTrace, [runId]);
 }
 

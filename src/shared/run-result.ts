@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ContextWindow } from './context-window';
 import { ProviderFailure } from './provider-failure';
-import { BlockBrief, type Lang, StepOutcome, StepScope } from './step-record';
+import { type Lang, StepOutcome, StepRecord, StepScope } from './step-record';
 
 
 /**
@@ -129,8 +129,9 @@ export const AgentEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('model_delta'), turn: z.number().int(), text: z.string() }),
   /** Text of the answer being written (inside Finish[...]), as it streams: unchecked, refs raw. */
   z.object({ type: z.literal('answer_delta'), turn: z.number().int(), text: z.string() }),
-  z.object({ type: z.literal('tool_requested'), tool: z.string(), tool_call_id: z.string(), scope_key: z.string(), scope: StepScope }),
-  z.object({ type: z.literal('tool_result'), tool: z.string(), tool_call_id: z.string(), outcome: StepOutcome, blocks: z.array(BlockBrief) }),
+  /** A tool call's step, as recorded when it is asked for (no outcome yet) and when it has ended. */
+  StepRecord.extend({ type: z.literal('tool_requested') }),
+  StepRecord.extend({ type: z.literal('tool_result'), outcome: StepRecord.shape.outcome.unwrap() }),
   z.object({ type: z.literal('request_rejected'), tool: z.string().nullable(), reason: z.string(), message: z.string() }),
   z.object({ type: z.literal('ledger'), ledger: Ledger }),
   /** Which refs of the answer were verified, and which were removed and why: streamed text is never a verified citation. */
@@ -138,3 +139,8 @@ export const AgentEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('release'), result: AgentResult }),
 ]);
 export type AgentEvent = z.infer<typeof AgentEvent>;
+
+/** The event a step record is told as: requested while it has no outcome, a result once it has one. */
+export function stepEvent(step: StepRecord): Extract<AgentEvent, { type: 'tool_requested' | 'tool_result' }> {
+  return step.outcome ? { type: 'tool_result', ...step, outcome: step.outcome } : { type: 'tool_requested', ...step };
+}

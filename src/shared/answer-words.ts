@@ -2,7 +2,8 @@ import type { UiLang } from './chat-protocol';
 
 /**
  * The words around an answer that the chat view and @docqa both show: the release, what was checked and
- * covered, removed citations, a partial knowledge base, the ledger and the trace. The chat view's string
+ * covered, removed citations, a partial knowledge base, the ledger and the trace (a release state's own
+ * words are in release-states.ts). The chat view's string
  * tables (webview/chat/strings-*.ts) extend these; a unit test keeps English and Chinese in step.
  */
 const EN = {
@@ -10,11 +11,6 @@ const EN = {
   lang: 'en' as UiLang,
   removedHeading: 'Unverified sources removed',
   removedReason: { not_returned: 'no tool returned this block in this run', snippet_only: 'only a search snippet of it was seen, not its text', not_admitted: 'its result did not fit the context budget' } as Record<string, string>,
-  status: { SUCCESS: 'SUCCESS', FALLBACK: 'FALLBACK', FAILED: 'FAILED', CANCELLED: 'CANCELLED' } as Record<string, string>,
-  insufficient: 'insufficient evidence',
-  missingContext: 'missing context: the question needs something only you can say',
-  cancelled: 'stopped by you; nothing more was searched',
-  failedGeneric: 'the run failed',
   checked: 'Checked',
   completeness: 'Scope covered',
   partialKb: (n: number, list: string, rest: number) => `${n} document${n === 1 ? '' : 's'} could not be indexed: ${list}; this answer is based on the other ${rest}.`,
@@ -36,11 +32,6 @@ const ZH: AnswerWords = {
   lang: 'zh',
   removedHeading: '已移除的未核验来源',
   removedReason: { not_returned: '本次运行中没有工具返回这个块', snippet_only: '只见到了检索片段，没有读到全文', not_admitted: '其结果超出了上下文预算' },
-  status: { SUCCESS: 'SUCCESS', FALLBACK: 'FALLBACK', FAILED: 'FAILED', CANCELLED: 'CANCELLED' },
-  insufficient: '证据不足',
-  missingContext: '缺少上下文：这个问题需要只有你知道的信息',
-  cancelled: '已由你停止，没有继续检索',
-  failedGeneric: '运行失败',
   checked: '已核查',
   completeness: '覆盖范围',
   partialKb: (n, list, rest) => `有 ${n} 篇文档未能入库：${list}；本回答基于其余 ${rest} 篇。`,

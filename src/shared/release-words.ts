@@ -1,5 +1,6 @@
 import type { AnswerWords } from './answer-words';
 import type { KnowledgeBase } from './chat-protocol';
+import { RELEASE_STATES } from './release-states';
 import type { AgentResult, ProgressSnapshot } from './run-result';
 import { type Tally, tallyWords } from './step-record';
 
@@ -9,18 +10,11 @@ import { type Tally, tallyWords } from './step-record';
  * run's verified progress, never from the model's text. The chat view and @docqa both say them.
  */
 
+/** The release in one line: its state's name, and what the state says of it. */
 export function headline(r: AgentResult, s: AnswerWords): string {
-  const status = s.status[r.release.status] ?? r.release.status;
-  switch (r.release.status) {
-    case 'SUCCESS':
-      return status;
-    case 'CANCELLED':
-      return `${status} · ${s.cancelled}`;
-    case 'FALLBACK':
-      return `${status} · ${r.release.reason === 'MISSING_REQUIRED_CONTEXT' ? s.missingContext : s.insufficient}`;
-    case 'FAILED':
-      return `${status} · ${r.release.detail ?? r.release.reason ?? s.failedGeneric}`;
-  }
+  const state = RELEASE_STATES[r.release.status];
+  const says = state.says(r.release);
+  return says ? `${state.label[s.lang]} · ${says[s.lang]}` : state.label[s.lang];
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ContextWindow } from './context-window';
 import { ProviderFailure } from './provider-failure';
+import { RELEASE_STATUSES } from './release-states';
 import { type Lang, StepOutcome, StepRecord, StepScope } from './step-record';
 
 
@@ -8,7 +9,7 @@ import { type Lang, StepOutcome, StepRecord, StepScope } from './step-record';
  * What one run produces and what it tells a UI while it runs: zod schemas, so the CLI's JSON, the
  * trace and the webview protocol share one definition. Types are inferred from them.
  */
-export const RELEASE_STATUSES = ['SUCCESS', 'FALLBACK', 'FAILED', 'CANCELLED'] as const;
+/** The release states: each described once, with what every host shows of it, in release-states.ts. */
 export const ReleaseStatus = z.enum(RELEASE_STATUSES);
 export type ReleaseStatus = z.infer<typeof ReleaseStatus>;
 

@@ -11,6 +11,7 @@ import type { BlockLocation } from '../shared/block-location';
 import type { UiLang } from '../shared/chat-protocol';
 import { ANSWER_WORDS, type AnswerWords } from '../shared/answer-words';
 import { ledgerItems } from '../shared/ledger-words';
+import { RELEASE_STATES } from '../shared/release-states';
 import { completeness, checkedSummary, headline, partialDisclosure } from '../shared/release-words';
 import { knowledgeBaseOf } from './knowledge-base';
 
@@ -117,7 +118,7 @@ export async function answerInChat(app: DocQaApp, req: ParticipantRequest, out: 
     runId = run.run_id;
   } catch (err) {
     const code = err instanceof DocQaError ? err.code : 'internal';
-    out.markdown(`**${S.status.FAILED ?? 'FAILED'}** · ${errorMessage(err)}${code === 'internal' ? '' : ` (${code})`}`);
+    out.markdown(`**${RELEASE_STATES.FAILED.label[req.lang]}** · ${errorMessage(err)}${code === 'internal' ? '' : ` (${code})`}`);
     return { run_id: runId, answer: null, status: 'FAILED' };
   }
   await writeResult(app, result, snapshotId, runId, req.lang, out);
@@ -130,11 +131,12 @@ async function writeResult(app: DocQaApp, r: AgentResult, snapshotId: string, ru
   for (const c of r.citations) await citeReference(app, c, snapshotId, out);
   const words: string[] = [];
   words.push(`**${headline(r, S)}**`);
-  if (r.release.status === 'FALLBACK') {
+  const { evidence } = RELEASE_STATES[r.release.status];
+  if (evidence === 'checked') {
     const checked = checkedSummary(r.progress, S);
     if (checked) words.push(`${S.checked}: ${checked}`);
   }
-  if (r.release.status === 'SUCCESS') {
+  if (evidence === 'covered') {
     const covered = completeness(r.progress, S);
     if (covered.length) words.push(`${S.completeness}: ${covered.join('; ')}`);
   }

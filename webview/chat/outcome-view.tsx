@@ -4,6 +4,7 @@ import type { ScopeSummary } from '../../src/shared/question-scope';
 import type { KnowledgeBase, UiLang } from '../../src/shared/chat-protocol';
 import { showControls } from '../../src/shared/inert-text';
 import { ledgerItems, localeNumber } from '../../src/shared/ledger-words';
+import { RELEASE_STATES } from '../../src/shared/release-states';
 import { checkedSummary, completeness, headline, partialDisclosure } from '../../src/shared/release-words';
 import type { Strings } from './strings';
 import { useController, useStrings } from './use-chat';
@@ -12,13 +13,14 @@ import { useController, useStrings } from './use-chat';
 export function ReleaseView({ result, kb, snapshotId }: { result: AgentResult; kb: KnowledgeBase | null; snapshotId: string | null }) {
   const S = useStrings();
   const status = result.release.status;
-  const checked = status === 'FALLBACK' ? checkedSummary(result.progress, S) : '';
-  const covered = status === 'SUCCESS' ? completeness(result.progress, S) : [];
+  const state = RELEASE_STATES[status];
+  const checked = state.evidence === 'checked' ? checkedSummary(result.progress, S) : '';
+  const covered = state.evidence === 'covered' ? completeness(result.progress, S) : [];
   const partial = partialDisclosure(kb, snapshotId, S);
   return (
-    <div class={`release release-${status.toLowerCase()}`}>
+    <div class={`release release-${status.toLowerCase()} tone-${state.tone}`}>
       <p class="release-head">
-        <span class={`codicon ${ICON[status]}`} aria-hidden="true"></span> <strong>{showControls(headline(result, S))}</strong>
+        <span class={`codicon codicon-${state.icon}`} aria-hidden="true"></span> <strong>{showControls(headline(result, S))}</strong>
       </p>
       {checked && (
         <p class="checked">
@@ -31,12 +33,10 @@ export function ReleaseView({ result, kb, snapshotId }: { result: AgentResult; k
         </p>
       )}
       {partial && <p class="partial-kb">{showControls(partial)}</p>}
-      {status === 'FAILED' && <TestConnection S={S} />}
+      {state.connectionTest && <TestConnection S={S} />}
     </div>
   );
 }
-
-const ICON: Record<string, string> = { SUCCESS: 'codicon-pass', FALLBACK: 'codicon-info', FAILED: 'codicon-error', CANCELLED: 'codicon-circle-slash' };
 
 function TestConnection({ S }: { S: Strings }) {
   const ctl = useController();

@@ -5,10 +5,10 @@ import tseslint from 'typescript-eslint';
 const CORE = ['src/common/**', 'src/index/**', 'src/tools/**', 'src/harness/**', 'src/trace/**', 'src/eval/**', 'src/app/**'];
 const VSCODE = { name: 'vscode', message: 'The core must not import vscode; only src/extension.ts and src/vscode/ may.' };
 const HOSTS = ['cli', 'mcp', 'vscode'];
-/** The run's vocabulary: leaf modules of zod schemas (a step, a run's events and result, the stored turn). */
-const VOCABULARY = ['src/shared/step-record.ts', 'src/shared/run-result.ts', 'src/shared/turn-steps.ts', 'src/shared/provider-failure.ts', 'src/shared/context-window.ts'];
-/** The index inspector shows a document as the index models it (src/index/model.ts): the one webview allowed to. */
-const WEBVIEW_INDEX_READERS = ['webview/inspector.tsx'];
+/** The project's folders besides src/shared (the leaf every other one reads) and the hosts. */
+const SRC_LAYERS = ['common', 'index', 'tools', 'harness', 'trace', 'eval', 'app'];
+/** src/ is never built from webview/ code: what both sides show (words, schemas) lives in src/shared. */
+const NO_WEBVIEW = { group: ['**/webview/*', '**/webview/**'], message: 'src/ must not import webview/: words and schemas both sides use belong in src/shared' };
 /** For each folder, what it may not import. */
 const LAYERS = [
   ['common', ['index', 'tools', 'harness', 'trace', 'eval', 'app', ...HOSTS]],
@@ -47,11 +47,16 @@ export default tseslint.config(
     },
   },
   {
+    // The hosts (cli, vscode, extension.ts) too: nothing under src/ imports the webviews' code.
+    files: ['src/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NO_WEBVIEW] }] },
+  },
+  {
     // The core runs in plain Node (CLI, tests) and in the extension host: it must never see `vscode`,
     // and it never writes to the console or ends the process.
     files: CORE,
     rules: {
-      'no-restricted-imports': ['error', { paths: [VSCODE] }],
+      'no-restricted-imports': ['error', { paths: [VSCODE], patterns: [NO_WEBVIEW] }],
       'no-restricted-syntax': ['error', ...SHARED_HOST],
     },
   },
@@ -60,21 +65,32 @@ export default tseslint.config(
   ...LAYERS.map(([folder, forbidden]) => ({
     files: [`src/${folder}/**`],
     rules: {
-      'no-restricted-imports': ['error', { paths: [VSCODE], patterns: forbidden.map((f) => ({ group: [`**/${f}/*`, `**/${f}`], message: `src/${folder} must not import src/${f} (see the layer list in eslint.config.mjs)` })) }],
+      'no-restricted-imports': ['error', { paths: [VSCODE], patterns: [...forbidden.map((f) => ({ group: [`**/${f}/*`, `**/${f}`], message: `src/${folder} must not import src/${f} (see the layer list in eslint.config.mjs)` })), NO_WEBVIEW] }],
     },
   })),
   {
-    // The run's vocabulary (issue 33 item 2): zod schemas every layer, host and webview reads, so they
-    // import zod and each other, nothing else of the project.
-    files: VOCABULARY,
-    rules: { 'no-restricted-imports': ['error', { paths: [VSCODE], patterns: [{ group: ['../*', '../**'], message: 'The run vocabulary in src/shared imports only zod and src/shared (see VOCABULARY in eslint.config.mjs)' }] }] },
+    // src/shared is the leaf every layer, host and webview reads: the protocols, the run's vocabulary, the
+    // persisted shapes the webviews show (conversations, traces, evaluations, documents) and their words.
+    // It imports zod and itself, nothing else of the project and nothing of Node (webviews bundle it).
+    files: ['src/shared/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [VSCODE],
+          patterns: [
+            { group: ['../*', '../**'], message: 'src/shared imports only zod and src/shared: move what it needs into src/shared (see eslint.config.mjs)' },
+            { group: ['node:*'], message: 'src/shared is bundled into the webviews: no Node modules' },
+          ],
+        },
+      ],
+    },
   },
   {
-    // The webviews read the run through the vocabulary and the protocols in src/shared: never the harness,
-    // the tools or the index (which would also pull them into the page's bundle).
+    // The webviews read the run, the index and the trace through src/shared only: never a layer of the
+    // core or a host (which would also pull them into the page's bundle).
     files: ['webview/**'],
-    ignores: WEBVIEW_INDEX_READERS,
-    rules: { 'no-restricted-imports': ['error', { paths: [VSCODE], patterns: ['harness', 'tools', 'index'].map((f) => ({ group: [`**/src/${f}/*`, `**/src/${f}`], message: `a webview must not import src/${f}: use the vocabulary and protocols in src/shared` })) }] },
+    rules: { 'no-restricted-imports': ['error', { paths: [VSCODE], patterns: [...SRC_LAYERS, 'cli', 'mcp', 'vscode'].map((f) => ({ group: [`**/src/${f}/*`, `**/src/${f}`], message: `a webview must not import src/${f}: use the vocabulary and protocols in src/shared` })) }] },
   },
   {
     // A worker's entry module runs in its own thread and may prepare it (globals pdf.js needs, console).

@@ -20,7 +20,8 @@ import { Bm25Index } from '../src/index/search/bm25-index';
 import { buildBm25, keywordFields } from '../src/index/search/bm25-build';
 import { hybridSearch } from '../src/index/search/hybrid-search';
 import { ingestFile } from '../src/index/ingest/ingest-file';
-import { DEFAULT_INGEST_OPTIONS, type Document } from '../src/index/model';
+import { DEFAULT_INGEST_OPTIONS } from '../src/index/model';
+import { type Document } from '../src/shared/document';
 import { bigramBm25 } from './bigram-bm25';
 import type { BenchRow } from './report';
 

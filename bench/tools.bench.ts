@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DataDir } from '../src/common/data-dir';
 import { countTokens } from '../src/common/tokenizer';
-import type { Document } from '../src/index/model';
+import type { Document } from '../src/shared/document';
 import { loadSnapshot } from '../src/index/store/snapshot-store';
 import { normalizeRows } from '../src/index/search/vector-index';
 import { runTool } from '../src/tools/registry';

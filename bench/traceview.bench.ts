@@ -5,7 +5,7 @@
  * the time per scroll step of the windowed list. Target: first render ≤ 300 ms (issue 22).
  */
 import { TraceData } from '../src/shared/trace-protocol';
-import type { SpanRecord, TraceMeta } from '../src/trace/trace-model';
+import type { SpanRecord, TraceMeta } from '../src/shared/trace-model';
 import { PLACEHOLDER_MANIFEST } from '../test/helpers';
 import { TracePageServer, type ViewPage } from '../test/webview/lib/trace-page-host';
 import type { BenchRow } from './report';

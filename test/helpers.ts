@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ingestFile } from '../src/index/ingest/ingest-file';
-import { DEFAULT_INGEST_OPTIONS, type Document, type IngestOptions } from '../src/index/model';
-import type { RunManifest } from '../src/trace/trace-model';
+import { DEFAULT_INGEST_OPTIONS, type IngestOptions } from '../src/index/model';
+import { type Document } from '../src/shared/document';
+import type { RunManifest } from '../src/shared/trace-model';
 
 export const FIXTURES = path.join(__dirname, 'fixtures');
 export const fixture = (...p: string[]) => path.join(FIXTURES, ...p);

@@ -1,5 +1,7 @@
-import { locationLabel } from '../src/index/location-label';
-import type { BlockLocation, Document, FailedDocument } from '../src/index/model';
+import { locationLabel } from '../src/shared/location-label';
+import type { BlockLocation } from '../src/shared/block-location';
+import type { Document } from '../src/shared/document';
+import type { FailedDocument } from '../src/shared/failed-document';
 import { post } from './vscode-api';
 
 function where(l: BlockLocation): string {

@@ -4,18 +4,19 @@ import { DocQaError, UsageError } from '../common/errors';
 import { isLoopback } from '../common/provider-failure';
 import { Redactor } from '../common/redact';
 import { EarlierTurn } from '../harness/conversation-context';
-import type { AskEvent } from './ask-event';
+import type { AskEvent } from '../shared/ask-event';
 import type { ChatModel } from '../harness/loop-context';
 import { activeBundle } from '../harness/prompt-store';
 import { questionLanguage } from '../harness/question-language';
 import type { SnapshotLru } from '../index/store/snapshot-lru';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
-import { TraceMode } from '../trace/trace-model';
+import { TraceMode } from '../shared/trace-model';
 import type { HostChatModel } from './host-model';
 import { ChatClient } from '../harness/model-client';
 import { type RunChat, runChat } from './local-models/local-chat';
 import { queryEmbedding } from './query-embedding';
-import { QuestionScope, resolveScope } from './question-scope';
+import { QuestionScope } from '../shared/question-scope';
+import { resolveScope } from './question-scope';
 import type { AppSettings, HostWords, KeyProvider } from './settings';
 import { type TracedRun, runTraced } from './traced-run';
 
@@ -35,7 +36,7 @@ export const AskRequest = z.object({
 });
 export type AskRequest = z.infer<typeof AskRequest>;
 
-export { AskEvent } from './ask-event';
+export { AskEvent } from '../shared/ask-event';
 
 export interface AskOutcome extends TracedRun {
   snapshot_id: string;

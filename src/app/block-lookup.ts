@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { BlockView } from '../tools/tool';
 import type { DataDir } from '../common/data-dir';
-import { BlockLocation } from '../index/model';
+import { BlockLocation } from '../shared/block-location';
 import type { SnapshotLru } from '../index/store/snapshot-lru';
 import { type LoadedSnapshot, readManifest } from '../index/store/snapshot-store';
 import { openSnapshotHandle } from '../tools/snapshot-handle';

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
-import type { BlockLocation } from '../index/model';
-import { locationLabel } from '../index/location-label';
+import type { BlockLocation } from '../shared/block-location';
+import { locationLabel } from '../shared/location-label';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
 
 /** Where a block sits, for a reader outside DocQA that wants to show or open it. */

@@ -4,7 +4,7 @@ import type { PromptBundle } from '../harness/prompt-bundle';
 import type { SnapshotManifest } from '../index/store/snapshot-manifest';
 import { TOOL_CONTRACT_VERSION } from '../tools/tool';
 import { stableJson } from '../common/stable-json';
-import type { RunManifest } from '../trace/trace-model';
+import type { RunManifest } from '../shared/trace-model';
 import type { AppSettings } from './settings';
 
 /** The Thought/Action/Observation protocol with the progress envelope; bumped when its wire form changes. */

@@ -4,7 +4,7 @@
  * of restating them.
  */
 export { AskRequest } from './ask';
-export { AskEvent } from './ask-event';
+export { AskEvent } from '../shared/ask-event';
 export { BuildEvent, BuildPhase, BuildState, BuildStatus } from './build-job';
 export { ConnectionReport } from './connection-test';
 export { AppSettings } from './settings';
@@ -13,5 +13,5 @@ export { BlockBrief, StepOutcome, StepScope } from '../shared/step-record';
 export { ProviderFailure } from '../shared/provider-failure';
 export { BlockLookup, BlockRequest } from './block-lookup';
 export { ConversationAskEvent, ConversationAskRequest } from './conversations/ask-in-conversation';
-export { Conversation, ConversationListing, ConversationSummary, ConversationTurn, TurnState, TurnStep, UnreadableConversation } from './conversations/conversation';
+export { Conversation, ConversationListing, ConversationSummary, ConversationTurn, TurnState, TurnStep, UnreadableConversation } from '../shared/conversation';
 export { SkippedEntry } from '../index/sources/secret-files';

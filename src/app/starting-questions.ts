@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
-import type { Document, Section } from '../index/model';
+import type { Document, Section } from '../shared/document';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
-import type { StartingQuestion } from './question-scope';
+import type { StartingQuestion } from '../shared/starting-question';
 
-export type { StartingQuestion } from './question-scope';
+export type { StartingQuestion } from '../shared/starting-question';
 
 /**
  * Questions to start with, for an empty chat over a ready knowledge base: drawn from the knowledge base

@@ -9,7 +9,7 @@ import type { Redactor } from '../common/redact';
 import type { ContextWindow } from '../common/served-window';
 import type { RunScope } from '../harness/run-scope';
 import { buildRunManifest } from './run-manifest';
-import type { RunManifest, TraceMode } from '../trace/trace-model';
+import type { RunManifest, TraceMode } from '../shared/trace-model';
 import { newRunId, pruneTraces } from '../trace/trace-store';
 import { type TraceOutcome, TraceWriter, type TraceWriterOptions } from '../trace/trace-writer';
 import { Tracer } from '../trace/tracer';

@@ -3,11 +3,12 @@ import { DocQaError, UsageError } from '../common/errors';
 import { findTool } from '../tools/registry';
 import { toolsHelp } from '../tools/tool-help';
 import { TOOL_NAMES, type ToolName } from '../tools/tool';
-import type { TraceMode } from '../trace/trace-model';
+import { RELEASE_STATES } from '../shared/release-states';
+import type { TraceMode } from '../shared/trace-model';
 import type { TraceOutcome } from '../trace/trace-writer';
 import type { CliIo } from './cli-io';
 import type { CommandContext } from './command-context';
-import type { AskEvent } from '../app/ask-event';
+import type { AskEvent } from '../shared/ask-event';
 import type { ConversationAskEvent } from '../app/conversations/ask-in-conversation';
 import { cliWorkspace } from './chat-commands';
 import { budgetLine, loadingLine } from './local-model-words';
@@ -89,7 +90,7 @@ export function registerAskCommands(program: Command, { io, json, app }: Command
         if (turn) io.stdout(`conversation ${turn.conversation_id} (turn ${turn.turn_id}${run.conversation.turns ? `, ${run.conversation.turns} earlier turn${run.conversation.turns === 1 ? '' : 's'} as context${run.conversation.dropped ? `, ${run.conversation.dropped} older left out` : ''}` : ''})\n`);
         warnPartial(io, await run.trace);
       }
-      if (result.release.status === 'FAILED' || result.release.status === 'CANCELLED') {
+      if (RELEASE_STATES[result.release.status].exitCode !== 0) {
         throw new DocQaError('run_failed', `no answer (${result.release.reason ?? result.release.status})${result.release.detail ? `: ${result.release.detail}` : ''}`);
       }
     });

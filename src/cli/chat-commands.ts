@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import type { Conversation, ConversationTurn } from '../app/conversations/conversation';
+import type { Conversation, ConversationTurn } from '../shared/conversation';
 import { workspaceKey } from '../app/conversations/workspace-key';
 import type { CommandContext } from './command-context';
 

@@ -1,5 +1,7 @@
-import { locationLabel } from '../index/location-label';
-import type { BlockLocation, Document, FailedDocument } from '../index/model';
+import { locationLabel } from '../shared/location-label';
+import type { BlockLocation } from '../shared/block-location';
+import type { Document } from '../shared/document';
+import type { FailedDocument } from '../shared/failed-document';
 
 export function formatLocation(l: BlockLocation | null): string {
   return l ? locationLabel(l) : '';

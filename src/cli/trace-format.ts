@@ -1,4 +1,4 @@
-import type { AttrValue } from '../trace/trace-model';
+import type { AttrValue } from '../shared/trace-model';
 import { type LoadedTrace, type SpanNode, spanTree } from '../trace/trace-store';
 
 const ms = (n: number) => (n >= 100 ? `${Math.round(n)} ms` : `${n.toFixed(1)} ms`);

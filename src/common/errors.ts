@@ -1,34 +1,9 @@
 /**
  * Errors are values with codes. Ingestion failures are not exceptions to the batch: each becomes a
- * `failed_documents` entry `{path, stage, code, message}` and the rest of the batch goes on.
+ * `failed_documents` entry `{path, stage, code, message}` and the rest of the batch goes on. Their stages
+ * and codes are declared with that entry's schema in src/shared/failed-document.ts.
  */
-
-/** Where in the pipeline a document failed. Later stages (embed, index) are added by the index build. */
-export const INGEST_STAGES = ['read', 'decode', 'parse', 'block', 'embed', 'index'] as const;
-export type IngestStage = (typeof INGEST_STAGES)[number];
-
-/** What was wrong with a document that could not be ingested. */
-export const INGEST_ERROR_CODES = [
-  'not_found',
-  'unreadable',
-  'empty',
-  'too_large',
-  'binary',
-  'encoding',
-  'unsupported_format',
-  'encrypted',
-  'corrupt',
-  'no_text',
-  'internal',
-  'upstream_unavailable',
-  'symlink_loop',
-  'secret_content',
-  /** Parsing took longer than `ingest.max_document_ms`: the worker was stopped and replaced. */
-  'too_slow',
-  /** Parsing needed more memory than `ingest.max_worker_memory_mb`: only its worker died. */
-  'out_of_memory',
-] as const;
-export type IngestErrorCode = (typeof INGEST_ERROR_CODES)[number];
+import type { IngestErrorCode, IngestStage } from '../shared/failed-document';
 
 export class DocQaError extends Error {
   readonly code: string;

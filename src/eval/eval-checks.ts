@@ -1,5 +1,5 @@
 import type { AgentResult } from '../harness/agent-loop';
-import { FAILURE_TYPES } from './eval-record';
+import { FAILURE_TYPES } from '../shared/eval-record';
 import type { GoldCase } from './goldset';
 
 export { FAILURE_TYPES };

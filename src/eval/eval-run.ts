@@ -1,6 +1,6 @@
 import type { AgentResult } from '../harness/agent-loop';
 import { errorMessage } from '../common/errors';
-import type { RunManifest } from '../trace/trace-model';
+import type { RunManifest } from '../shared/trace-model';
 import { stampedId } from '../trace/trace-store';
 import { type CaseFailure, FAILURE_TYPES, checkCase } from './eval-checks';
 import type { GoldCase } from './goldset';

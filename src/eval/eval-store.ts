@@ -3,10 +3,10 @@ import path from 'node:path';
 import type { DataDir } from '../common/data-dir';
 import { DocQaError, errorMessage } from '../common/errors';
 import { readVersioned, writeVersioned } from '../common/json-file';
-import { EVAL_FORMAT_VERSION, EvalRecord } from './eval-record';
+import { EVAL_FORMAT_VERSION, EvalRecord } from '../shared/eval-record';
 
 // The record's schema is pure (zod only) so that the evaluation tab's webview checks it too.
-export { EVAL_FORMAT_VERSION, EvalRecord } from './eval-record';
+export { EVAL_FORMAT_VERSION, EvalRecord } from '../shared/eval-record';
 
 const EVAL_ID = /^e\d{8}T\d{9}Z-[0-9a-f]{6}$/;
 

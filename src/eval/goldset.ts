@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DocQaError } from '../common/errors';
+import { ReleaseStatus } from '../shared/run-result';
 
 /**
  * A gold set is JSONL, one case per line: a question and what a correct run must show. Every check is
@@ -13,7 +14,7 @@ export const GoldCase = z
     lang: z.enum(['zh', 'en']).optional(),
     expect: z
       .object({
-        status: z.enum(['SUCCESS', 'FALLBACK', 'FAILED', 'CANCELLED']).optional(),
+        status: ReleaseStatus.optional(),
         reason: z.string().nullable().optional(),
         cite: z.array(z.string().regex(/^[^#\s]+#[^#\s]+$/, 'a ref doc_id#block_id')).default([]),
         contains: z.array(z.string().min(1)).default([]),

@@ -2,7 +2,7 @@ import { DocQaError } from '../common/errors';
 import type { ContextWindow } from '../common/served-window';
 import { countTokens } from '../common/tokenizer';
 import { TOOLS } from '../tools/registry';
-import type { Attributes } from '../trace/trace-model';
+import type { Attributes } from '../shared/trace-model';
 import { NULL_SINK, type Span, Tracer } from '../trace/tracer';
 import { parseAction } from './action-parser';
 import type { AgentEvent, AgentResult, StopReason } from '../shared/run-result';

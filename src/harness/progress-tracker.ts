@@ -22,7 +22,8 @@ export type RequestDecision =
  * The information-gain state of one request (second seed §5–§9): completed scopes and calls, the call
  * awaiting the model's rating, consecutive NO_GAIN and protocol violations, COLLECTING/SATURATED, the
  * stop reason and whether STOP_REQUIRED was delivered. It holds identities and counts only, never tool
- * payloads or model text. Rejected requests are counted apart from tool invocations.
+ * payloads or model text. It counts no rejection: the run does, once per rejected request, with its span
+ * (recordRejection in request-gate.ts: counts.rejected_requests).
  */
 export class ProgressTracker {
   state: CollectionState = 'COLLECTING';
@@ -31,7 +32,6 @@ export class ProgressTracker {
   pendingToolCallId: string | null = null;
   consecutiveNoGain = 0;
   consecutiveViolations = 0;
-  rejectedRequests = 0;
   readonly completedScopes = new Set<string>();
   readonly evaluatedCalls = new Set<string>();
   private readonly thresholds: Thresholds;
@@ -50,7 +50,6 @@ export class ProgressTracker {
     if (this.state === 'SATURATED') return this.stopOrTerminate();
     const violation = this.checkEnvelope(previous);
     if (violation) {
-      this.rejectedRequests++;
       this.consecutiveViolations++;
       if (this.consecutiveViolations >= this.thresholds.violations) {
         this.saturate('PROGRESS_PROTOCOL_VIOLATED');
@@ -66,7 +65,6 @@ export class ProgressTracker {
       if (this.isSaturated()) return this.stopOrTerminate();
     }
     if (this.completedScopes.has(scope)) {
-      this.rejectedRequests++;
       this.applyGain('NO_GAIN');
       if (this.isSaturated()) return this.stopOrTerminate();
       return { kind: 'reject_duplicate' };
@@ -80,7 +78,6 @@ export class ProgressTracker {
    */
   formatViolation(): RequestDecision {
     if (this.isSaturated()) return this.stopOrTerminate();
-    this.rejectedRequests++;
     this.consecutiveViolations++;
     if (this.consecutiveViolations >= this.thresholds.violations) {
       this.saturate('PROGRESS_PROTOCOL_VIOLATED');
@@ -94,7 +91,6 @@ export class ProgressTracker {
    * technical reason): rejected before it runs, and no progress, like a repeated scope.
    */
   rejectUnavailable(): RequestDecision {
-    this.rejectedRequests++;
     this.applyGain('NO_GAIN');
     if (this.isSaturated()) return this.stopOrTerminate();
     return { kind: 'reject_unavailable' };
@@ -122,7 +118,6 @@ export class ProgressTracker {
    */
   decideUnlisted(scope: string): RequestDecision {
     if (this.state === 'SATURATED') return this.stopOrTerminate();
-    this.rejectedRequests++;
     if (this.completedScopes.has(scope)) {
       this.applyGain('NO_GAIN');
       if (this.isSaturated()) return this.stopOrTerminate();

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describeFailure } from '../common/provider-failure';
 import { pageRanges } from '../index/parse/pdf-pages';
+import { RELEASE_STATES } from '../shared/release-states';
 import { type AgentResult, type Release, type ReleaseStatus, type StopReason, stopWords } from '../shared/run-result';
 import { checkCitations } from './citations';
 import type { Loop } from './loop-context';
@@ -27,7 +28,7 @@ function disclosePartial(loop: Loop, answer: string): string {
   return `${answer}\n\n(Note: ${said.join('; ')})`;
 }
 
-const spanStatus = (s: ReleaseStatus) => (s === 'FAILED' ? 'error' : s === 'CANCELLED' ? 'cancelled' : 'ok');
+const spanStatus = (s: ReleaseStatus) => RELEASE_STATES[s].span;
 
 /**
  * The run's one exit: the answer's citations checked against what this run showed the model, a partial

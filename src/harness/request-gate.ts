@@ -1,5 +1,5 @@
 import type { ToolName } from '../tools/tool';
-import type { Attributes } from '../trace/trace-model';
+import type { Attributes } from '../shared/trace-model';
 import type { Span } from '../trace/tracer';
 import type { ParsedAction } from './action-parser';
 import { observationEntry } from './history-entry';

@@ -3,10 +3,11 @@ import { EmbeddingError } from '../index/embed/embedding-client';
 import { countTokens } from '../common/tokenizer';
 import { payloadHash } from '../tools/payload-hash';
 import { describeCall, runTool, summarizeCall } from '../tools/registry';
-import type { StepSummary, ToolContext, ToolName, ToolPayload } from '../tools/tool';
-import type { Attributes } from '../trace/trace-model';
+import type { ToolContext, ToolName } from '../tools/tool';
+import { type ProgressFact, stepEvent } from '../shared/run-result';
+import { type StepRecord, notAdmittedOutcome } from '../shared/step-record';
+import type { Attributes } from '../shared/trace-model';
 import type { Span } from '../trace/tracer';
-import { notAdmittedOutcome } from '../shared/step-record';
 import { admit } from './budget';
 import { observationEntry } from './history-entry';
 import type { Loop } from './loop-context';
@@ -16,19 +17,27 @@ import { observeHarness } from './request-gate';
 const EXECUTION_ERRORS = new Set(['upstream_unavailable', 'collection_unavailable', 'tool_internal_error']);
 
 
-/** What a tool span records about a result in every trace mode: counts, refs and (for search) ranks and scores. */
-function resultAttributes(p: ToolPayload, step: StepSummary): Attributes {
-  const count = step.briefs.length || step.doc_ids.length;
+/**
+ * What a tool span records of its step, in every trace mode: its identity and scope key when it starts;
+ * once it has ended, the outcome, counts and refs the replay compares (a refused result's too).
+ */
+function stepAttributes(step: StepRecord): Attributes {
+  const o = step.outcome;
+  if (!o) return { tool: step.tool, tool_call_id: step.tool_call_id, scope: step.scope_key };
+  const count = step.blocks.length || step.doc_ids.length;
   return {
-    outcome: p.error ? `error ${p.error.code}` : p.empty_reason ? `empty (${p.empty_reason})` : `${count} result(s)`,
-    error_code: p.error?.code ?? null,
-    empty_reason: p.empty_reason ?? null,
+    outcome: o.error ? `error ${o.error.code}` : o.empty_reason ? `empty (${o.empty_reason})` : `${count} result(s)`,
+    error_code: o.error?.code ?? null,
+    empty_reason: o.empty_reason,
     result_count: count,
-    refs: step.briefs.map((b) => b.ref),
+    refs: step.blocks.map((b) => b.ref),
     doc_ids: step.doc_ids,
-    token_estimate: p.token_estimate,
-    payload_hash: payloadHash(p),
   };
+}
+
+/** An ended step as verified progress (or a limitation) keeps it. */
+function progressFact(step: StepRecord): ProgressFact {
+  return { tool_call_id: step.tool_call_id, scope: step.scope, outcome: step.outcome! };
 }
 
 /**
@@ -45,9 +54,10 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
   state.counts.tool_calls++;
   const id = `call-${state.counts.tool_calls}`;
   const view = { snapshot: o.snapshot, questionScope: o.scope?.doc_ids };
-  const stepScope = describeCall(tool, input, view);
-  const call = loop.tracer.start('tool_call', tool, turn, { tool, tool_call_id: id, scope, input: input as Attributes, ...rating });
-  loop.emit({ type: 'tool_requested', tool, tool_call_id: id, scope_key: scope, scope: stepScope });
+  // The step, recorded once: the event, the span's attributes and the stored turn are derived from it.
+  let step: StepRecord = { tool_call_id: id, tool, scope_key: scope, scope: describeCall(tool, input, view), outcome: null, blocks: [], doc_ids: [] };
+  const call = loop.tracer.start('tool_call', tool, turn, { ...stepAttributes(step), input: input as Attributes, ...rating });
+  loop.emit(stepEvent(step));
   let embeddingFailure: ProviderFailure | null = null;
   const embedQuery = o.embedQuery;
   const ctx: ToolContext = {
@@ -72,8 +82,9 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
     onTrace: (e) => call.set({ search: e.detail as Attributes }),
   };
   const payload = await runTool(tool, input, ctx);
-  const step = summarizeCall(tool, input, payload, view);
-  call.set({ ...resultAttributes(payload, step), embedding_tokens: state.tokens.embedding });
+  const summary = summarizeCall(tool, input, payload, view);
+  step = { ...step, outcome: summary.outcome, blocks: summary.briefs, doc_ids: summary.doc_ids };
+  call.set({ ...stepAttributes(step), token_estimate: payload.token_estimate, payload_hash: payloadHash(payload), embedding_tokens: state.tokens.embedding });
   call.artifact('tool_payload', () => JSON.stringify(payload));
   const entry = observationEntry({ harness_status: 'ok', tool, tool_call_id: id, payload, message: null });
   const resultTokens = countTokens(entry) + 1;
@@ -98,22 +109,21 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
   const execError = payload.error && EXECUTION_ERRORS.has(payload.error.code);
   if (!admission.admitted) {
     tracker.recordResult(id, scope, true);
-    for (const b of step.briefs) state.refused.add(b.ref);
-    const outcome = notAdmittedOutcome(step.outcome, { reason: admission.reason, tokens: resultTokens });
-    state.limitations.push({ kind: 'not_admitted', tool_call_id: id, scope: stepScope, outcome, documents: [] });
+    for (const b of step.blocks) state.refused.add(b.ref);
+    step = { ...step, outcome: notAdmittedOutcome(summary.outcome, { reason: admission.reason, tokens: resultTokens }) };
+    state.limitations.push({ kind: 'not_admitted', ...progressFact(step), documents: [] });
     if (admission.reason === 'request_budget_exceeded') state.requestBudgetSpent = true;
     call.end(payload.error ? 'error' : 'ok', { admitted: false, auto_information_gain: 'NO_GAIN' });
-    loop.emit({ type: 'tool_result', tool, tool_call_id: id, outcome, blocks: [] });
+    loop.emit(stepEvent(step));
     const which = admission.reason === 'context_budget_exceeded' ? 'context' : 'request';
     observeHarness(loop, { harness_status: admission.reason, tool, tool_call_id: id, payload: null, message: `the result (${payload.token_estimate} tokens) does not fit the ${which} budget and was not added; ${which === 'context' ? 'narrow the scope or Finish' : 'no more tools: Finish now and state what is unfinished'}` });
     return;
   }
-  const { outcome } = step;
   if (execError) {
     // The tool could not work (an endpoint down, a defect): not evidence, not the model's fault, no gain either way.
     tracker.recordFailure(scope);
     state.unavailable.set(tool, payload.error!.message);
-    state.limitations.push({ kind: 'tool_error', tool_call_id: id, scope: stepScope, outcome, documents: [] });
+    state.limitations.push({ kind: 'tool_error', ...progressFact(step), documents: [] });
     state.technical = { reason: payload.error!.code.toUpperCase(), detail: payload.error!.message, failure: embeddingFailure };
   } else if (payload.error) {
     // A business error (a wrong id, a bad argument) is the model's to correct (quality seed §1.3): no
@@ -122,12 +132,12 @@ export async function runToolStep(loop: Loop, turn: Span, tool: ToolName, input:
     tracker.recordBusinessError(scope);
   } else {
     tracker.recordResult(id, scope, Boolean(payload.empty_reason));
-    state.facts.push({ tool_call_id: id, scope: stepScope, outcome });
+    state.facts.push(progressFact(step));
     state.scopes.push(scope);
-    for (const b of step.returned) state.returned(b);
-    for (const ref of step.located) state.located.add(ref);
+    for (const b of summary.returned) state.returned(b);
+    for (const ref of summary.located) state.located.add(ref);
   }
   call.end(payload.error ? 'error' : 'ok', { admitted: true, ...(!payload.error && payload.empty_reason ? { auto_information_gain: 'NO_GAIN' } : {}) });
-  loop.emit({ type: 'tool_result', tool, tool_call_id: id, outcome, blocks: step.briefs });
+  loop.emit(stepEvent(step));
   state.addHistory(entry);
 }

@@ -1,6 +1,6 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { BlockLocation } from '../index/model';
+import { BlockLocation } from '../shared/block-location';
 import { TOOLS, toolJsonSchema } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 

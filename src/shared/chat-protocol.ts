@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { AskEvent } from '../app/ask-event';
-import { Conversation, ConversationSummary } from '../app/conversations/conversation';
-import { QuestionScope, ScopeTargets, StartingQuestion } from '../app/question-scope';
+import { AskEvent } from './ask-event';
+import { Conversation, ConversationSummary } from './conversation';
+import { QuestionScope, ScopeTargets } from './question-scope';
+import { StartingQuestion } from './starting-question';
 
 /**
  * The chat view's protocol, shared by the extension host and the webview (no node or vscode imports).

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BlockLocation } from '../index/model';
+import { BlockLocation } from './block-location';
 
 /**
  * The argument of `docqa.openCitation`, the one command that opens a cited block at its spot, whatever

@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import { ContextWindow } from './context-window';
 import { ProviderFailure } from './provider-failure';
-import { BlockBrief, type Lang, StepOutcome, StepScope } from './step-record';
+import { RELEASE_STATUSES } from './release-states';
+import { type Lang, StepOutcome, StepRecord, StepScope } from './step-record';
 
 
 /**
  * What one run produces and what it tells a UI while it runs: zod schemas, so the CLI's JSON, the
  * trace and the webview protocol share one definition. Types are inferred from them.
  */
-export const RELEASE_STATUSES = ['SUCCESS', 'FALLBACK', 'FAILED', 'CANCELLED'] as const;
+/** The release states: each described once, with what every host shows of it, in release-states.ts. */
 export const ReleaseStatus = z.enum(RELEASE_STATUSES);
 export type ReleaseStatus = z.infer<typeof ReleaseStatus>;
 
@@ -129,8 +130,9 @@ export const AgentEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('model_delta'), turn: z.number().int(), text: z.string() }),
   /** Text of the answer being written (inside Finish[...]), as it streams: unchecked, refs raw. */
   z.object({ type: z.literal('answer_delta'), turn: z.number().int(), text: z.string() }),
-  z.object({ type: z.literal('tool_requested'), tool: z.string(), tool_call_id: z.string(), scope_key: z.string(), scope: StepScope }),
-  z.object({ type: z.literal('tool_result'), tool: z.string(), tool_call_id: z.string(), outcome: StepOutcome, blocks: z.array(BlockBrief) }),
+  /** A tool call's step, as recorded when it is asked for (no outcome yet) and when it has ended. */
+  StepRecord.extend({ type: z.literal('tool_requested') }),
+  StepRecord.extend({ type: z.literal('tool_result'), outcome: StepRecord.shape.outcome.unwrap() }),
   z.object({ type: z.literal('request_rejected'), tool: z.string().nullable(), reason: z.string(), message: z.string() }),
   z.object({ type: z.literal('ledger'), ledger: Ledger }),
   /** Which refs of the answer were verified, and which were removed and why: streamed text is never a verified citation. */
@@ -138,3 +140,8 @@ export const AgentEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('release'), result: AgentResult }),
 ]);
 export type AgentEvent = z.infer<typeof AgentEvent>;
+
+/** The event a step record is told as: requested while it has no outcome, a result once it has one. */
+export function stepEvent(step: StepRecord): Extract<AgentEvent, { type: 'tool_requested' | 'tool_result' }> {
+  return step.outcome ? { type: 'tool_result', ...step, outcome: step.outcome } : { type: 'tool_requested', ...step };
+}

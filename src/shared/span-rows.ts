@@ -1,5 +1,5 @@
-import { type SpanNode, spanTree } from '../trace/span-tree';
-import type { Attributes, SpanRecord } from '../trace/trace-model';
+import { type SpanNode, spanTree } from './span-tree';
+import type { Attributes, SpanRecord } from './trace-model';
 
 /**
  * The trace viewer's span tree and duration waterfall as data: one row per span, in tree order, with

@@ -70,6 +70,28 @@ export type StepOutcome = z.infer<typeof StepOutcome>;
 export const BlockBrief = z.object({ ref: z.string(), doc_title: z.string(), section_path: z.string(), first_line: z.string() });
 export type BlockBrief = z.infer<typeof BlockBrief>;
 
+/**
+ * One tool call as the harness records it, once: what was asked (its duplicate-scope key and its scope)
+ * and, once it has ended, what came back — the outcome as the run took it (an error, a result the budget
+ * refused) and the blocks and documents the tool's result held. The agent's events carry it whole
+ * (`stepEvent` in run-result.ts), the tool span's attributes and the stored step are derived from it
+ * (`stepAttributes` in src/harness/tool-step.ts, `turnStep` in turn-steps.ts): nothing is copied twice.
+ */
+export const StepRecord = z.object({
+  tool_call_id: z.string(),
+  tool: z.string(),
+  /** The request's identity for the duplicate-scope check (information-gain seed §6). */
+  scope_key: z.string(),
+  scope: StepScope,
+  /** null while the call runs. */
+  outcome: StepOutcome.nullable(),
+  /** The blocks the result returned or located, in order: a refused result's too (the trace and the replay compare them). */
+  blocks: z.array(BlockBrief),
+  /** The documents it listed (document lists and outlines). */
+  doc_ids: z.array(z.string()),
+});
+export type StepRecord = z.infer<typeof StepRecord>;
+
 /** The counts of an outcome: what a tool's summary fills in. */
 export type StepCounts = Pick<StepOutcome, 'blocks' | 'hits' | 'hit_blocks' | 'hit_documents' | 'documents' | 'sections'>;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { EvalRecord } from '../eval/eval-record';
-import { ArtifactRecord, SpanRecord, TraceMeta } from '../trace/trace-model';
+import { EvalRecord } from './eval-record';
+import { ArtifactRecord, SpanRecord, TraceMeta } from './trace-model';
 
 /**
  * Every message between the extension host and the trace viewer's webview (dist/trace.js: traces,

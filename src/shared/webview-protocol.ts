@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Document, FailedDocument } from '../index/model';
+import { Document } from './document';
+import { FailedDocument } from './failed-document';
 
 /**
  * Every message between the extension host and a webview, as one discriminated union per direction.

@@ -6,7 +6,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { DocQaError } from '../common/errors';
 import type { Redactor } from '../common/redact';
-import type { AttrValue } from './trace-model';
+import type { AttrValue } from '../shared/trace-model';
 import type { LoadedTrace } from './trace-store';
 
 const hr = (ms: number): HrTime => {

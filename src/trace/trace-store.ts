@@ -4,11 +4,11 @@ import path from 'node:path';
 import type { DataDir } from '../common/data-dir';
 import { DocQaError, errorMessage } from '../common/errors';
 import { readVersioned } from '../common/json-file';
-import { type ArtifactRecord, type SpanRecord, TRACE_FORMAT_VERSION, TraceMeta, TraceRecord } from './trace-model';
+import { type ArtifactRecord, type SpanRecord, TRACE_FORMAT_VERSION, TraceMeta, TraceRecord } from '../shared/trace-model';
 import { META_FILE, RECORDS_FILE } from './trace-writer';
 
 // The tree is pure (no Node APIs) so that the trace viewer's webview builds the same tree.
-export { type SpanNode, spanTree } from './span-tree';
+export { type SpanNode, spanTree } from '../shared/span-tree';
 
 /** `<prefix><UTC yyyymmddThhmmssmmm>Z-<6 hex>`: sortable by time, unique without coordination. */
 export function stampedId(prefix: string, at = new Date()): string {

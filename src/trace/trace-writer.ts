@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import writeFileAtomic from 'write-file-atomic';
 import { errorMessage } from '../common/errors';
 import type { Redactor } from '../common/redact';
-import { TRACE_FORMAT_VERSION, type TraceMeta, type TraceRecord } from './trace-model';
+import { TRACE_FORMAT_VERSION, type TraceMeta, type TraceRecord } from '../shared/trace-model';
 import type { TraceSink } from './tracer';
 
 export const RECORDS_FILE = 'records.jsonl';

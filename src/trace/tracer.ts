@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { ArtifactKind, Attributes, SpanKind, SpanStatus, TraceMode, TraceRecord } from './trace-model';
+import type { ArtifactKind, Attributes, SpanKind, SpanStatus, TraceMode, TraceRecord } from '../shared/trace-model';
 
 /** Where finished spans and artifacts go (the background writer, or a list in tests). Must never throw. */
 export interface TraceSink {

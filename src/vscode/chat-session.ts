@@ -1,7 +1,7 @@
 import type { DocQaApp } from '../app/docqa-app';
 import type { Logger } from '../app/settings';
 import { DocQaError, errorMessage } from '../common/errors';
-import type { BlockLocation } from '../index/model';
+import type { BlockLocation } from '../shared/block-location';
 import {
   type ChatEvent,
   type ChatHostToWebview,

@@ -3,7 +3,8 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { inspectFile } from '../app/inspect';
 import { DataDir } from '../common/data-dir';
-import { DEFAULT_INGEST_OPTIONS, type Document } from '../index/model';
+import { DEFAULT_INGEST_OPTIONS } from '../index/model';
+import { type Document } from '../shared/document';
 import { type HostToWebview, WebviewToHost } from '../shared/webview-protocol';
 
 function html(webview: vscode.Webview, extensionUri: vscode.Uri): string {

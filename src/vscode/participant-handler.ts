@@ -2,16 +2,17 @@ import { z } from 'zod';
 import type { AskEvent } from '../app/ask';
 import type { DocQaApp } from '../app/docqa-app';
 import type { HostChatModel } from '../app/host-model';
-import type { QuestionScope } from '../app/question-scope';
+import type { QuestionScope } from '../shared/question-scope';
 import { DocQaError, errorMessage } from '../common/errors';
 import type { AgentResult, Citation, RemovedCitation } from '../harness/agent-result';
 import { MARKER } from '../harness/citations';
 import type { EarlierTurn } from '../harness/conversation-context';
-import type { BlockLocation } from '../index/model';
+import type { BlockLocation } from '../shared/block-location';
 import type { UiLang } from '../shared/chat-protocol';
-import { stopWords } from '../shared/run-result';
-import { completeness, checkedSummary, headline, partialDisclosure } from '../../webview/chat/release-words';
-import { type Strings, stringsFor } from '../../webview/chat/strings';
+import { ANSWER_WORDS, type AnswerWords } from '../shared/answer-words';
+import { ledgerItems } from '../shared/ledger-words';
+import { RELEASE_STATES } from '../shared/release-states';
+import { completeness, checkedSummary, headline, partialDisclosure } from '../shared/release-words';
 import { knowledgeBaseOf } from './knowledge-base';
 
 /** What @docqa writes into the chat response (a recording stream in tests, vscode.ChatResponseStream in VS Code). */
@@ -61,17 +62,14 @@ export function answerMarkdown(answer: string, cites: readonly Citation[], snaps
 }
 
 /** One line per removed citation, as the panel says it. */
-export function removedWords(removed: readonly RemovedCitation[], S: Strings): string {
+export function removedWords(removed: readonly RemovedCitation[], S: AnswerWords): string {
   if (!removed.length) return '';
   return `${S.removedHeading}:\n${removed.map((r) => `- \`${r.ref}\`: ${S.removedReason[r.reason] ?? r.reason}`).join('\n')}\n\n`;
 }
 
-/** The ledger as one Markdown list, in the UI language. */
-function ledgerWords(r: AgentResult, S: Strings, lang: UiLang): string {
-  const n = (x: number) => x.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-US');
-  const l = r.ledger;
-  const items = [S.ledgerChat(n(l.chat_tokens), n(l.max_request_tokens)), S.ledgerContext(n(l.largest_context), n(l.max_context_tokens)), S.ledgerTools(l.tool_calls, l.max_tool_calls), S.ledgerEmbedding(n(l.embedding_tokens)), S.ledgerModel(l.model_calls, l.retries), S.ledgerStop(stopWords(r.stop_reason, lang) ?? S.stopReasonNone)];
-  return `**${S.ledger}**: ${items.join(' · ')}${l.estimated ? ` (${S.ledgerEstimated})` : ''}\n`;
+/** The ledger as one Markdown line, in the UI language. */
+function ledgerWords(r: AgentResult, S: AnswerWords): string {
+  return `**${S.ledger}**: ${ledgerItems(r.ledger, r.stop_reason, S).join(' · ')}${r.ledger.estimated ? ` (${S.ledgerEstimated})` : ''}\n`;
 }
 
 /**
@@ -82,7 +80,7 @@ function ledgerWords(r: AgentResult, S: Strings, lang: UiLang): string {
  * `/sources` limits the question to the documents attached with `#`.
  */
 export async function answerInChat(app: DocQaApp, req: ParticipantRequest, out: ParticipantStream, signal: AbortSignal): Promise<ParticipantMetadata> {
-  const S = stringsFor(req.lang);
+  const S = ANSWER_WORDS[req.lang];
   const zh = req.lang === 'zh';
   if (req.command === 'trace') {
     if (!req.lastRunId) {
@@ -124,7 +122,7 @@ export async function answerInChat(app: DocQaApp, req: ParticipantRequest, out: 
     runId = run.run_id;
   } catch (err) {
     const code = err instanceof DocQaError ? err.code : 'internal';
-    out.markdown(`**${S.status.FAILED ?? 'FAILED'}** · ${errorMessage(err)}${code === 'internal' ? '' : ` (${code})`}`);
+    out.markdown(`**${RELEASE_STATES.FAILED.label[req.lang]}** · ${errorMessage(err)}${code === 'internal' ? '' : ` (${code})`}`);
     return { run_id: runId, answer: null, status: 'FAILED' };
   }
   await writeResult(app, result, snapshotId, runId, req.lang, out);
@@ -132,22 +130,23 @@ export async function answerInChat(app: DocQaApp, req: ParticipantRequest, out: 
 }
 
 async function writeResult(app: DocQaApp, r: AgentResult, snapshotId: string, runId: string | null, lang: UiLang, out: ParticipantStream): Promise<void> {
-  const S = stringsFor(lang);
+  const S = ANSWER_WORDS[lang];
   if (r.answer) out.markdown(`${answerMarkdown(r.answer, r.citations, snapshotId)}\n\n`, [OPEN_CITATION]);
   for (const c of r.citations) await citeReference(app, c, snapshotId, out);
   const words: string[] = [];
   words.push(`**${headline(r, S)}**`);
-  if (r.release.status === 'FALLBACK') {
+  const { evidence } = RELEASE_STATES[r.release.status];
+  if (evidence === 'checked') {
     const checked = checkedSummary(r.progress, S);
     if (checked) words.push(`${S.checked}: ${checked}`);
   }
-  if (r.release.status === 'SUCCESS') {
+  if (evidence === 'covered') {
     const covered = completeness(r.progress, S);
     if (covered.length) words.push(`${S.completeness}: ${covered.join('; ')}`);
   }
   const partial = partialDisclosure(knowledgeBaseOf(await app.activeSnapshot().catch(() => null), false), snapshotId, S);
   if (partial) words.push(partial);
-  out.markdown(`\n\n${removedWords(r.removed_citations, S)}${words.join('\n\n')}\n\n${ledgerWords(r, S, lang)}`);
+  out.markdown(`\n\n${removedWords(r.removed_citations, S)}${words.join('\n\n')}\n\n${ledgerWords(r, S)}`);
   if (runId) out.button(OPEN_TRACE, S.openTrace, [runId]);
 }
 

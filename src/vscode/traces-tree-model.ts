@@ -1,5 +1,6 @@
 import type { TraceSummary } from '../trace/trace-store';
 import { showControls } from '../shared/inert-text';
+import { releaseStateOf } from '../shared/release-states';
 
 /**
  * The Traces view as data (pure: tested in plain Node; list-tree.ts makes TreeItems of it): recent runs,
@@ -31,10 +32,8 @@ const oneLine = (s: string, max = 80) => {
 
 function icon(s: TraceSummary): string {
   if (!s.status) return 'warning';
-  if (s.status === 'SUCCESS') return 'pass';
-  if (s.status === 'CANCELLED') return 'circle-slash';
-  if (s.status === 'FAILED') return 'error';
-  return 'info'; // FALLBACK: an answer that says what it could not do
+  // A status this DocQA does not know (a newer one's trace): an answer that says what it could not do.
+  return releaseStateOf(s.status)?.icon ?? 'info';
 }
 
 export function traceNodes(traces: readonly TraceSummary[], t: T): ListNode[] {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { isWithin } from '../common/path-within';
-import type { FailedDocument } from '../index/model';
+import type { FailedDocument } from '../shared/failed-document';
 import { pageRanges } from '../index/parse/pdf-pages';
 import type { SkippedEntry } from '../index/sources/secret-files';
 import type { Source } from '../index/sources/sources';

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { spanTree } from '../../src/trace/span-tree';
+import { spanTree } from '../../src/shared/span-tree';
 import { readTrace } from '../../src/trace/trace-store';
 import { DataDir } from '../../src/common/data-dir';
 import { FakeOpenAIServer } from '../fakes/openai-server';

@@ -1,8 +1,8 @@
-import type { AskEvent } from '../../src/app/ask-event';
-import type { Conversation, ConversationTurn } from '../../src/app/conversations/conversation';
-import type { AgentResult, Citation, Ledger } from '../../src/shared/run-result';
-import { CONVERSATION_FORMAT_VERSION } from '../../src/app/conversations/conversation';
-import type { StepOutcome, StepScope } from '../../src/shared/step-record';
+import type { AskEvent } from '../../src/shared/ask-event';
+import type { Conversation, ConversationTurn } from '../../src/shared/conversation';
+import { type AgentResult, type Citation, type Ledger, stepEvent } from '../../src/shared/run-result';
+import { CONVERSATION_FORMAT_VERSION } from '../../src/shared/conversation';
+import type { BlockBrief, StepOutcome, StepScope } from '../../src/shared/step-record';
 import { type UnwordedOutcome, wordedOutcome, wordedScope } from '../../src/tools/registry';
 
 /**
@@ -55,17 +55,20 @@ export function result(o: Partial<AgentResult> = {}): AgentResult {
   };
 }
 
+/** A step's two events, as the harness tells its record: requested, then its result. */
+function stepEvents(tool_call_id: string, scope_key: string, s: StepScope, o: StepOutcome, blocks: BlockBrief[] = []): AskEvent[] {
+  const requested = { tool_call_id, tool: s.tool, scope_key, scope: s, outcome: null, blocks: [], doc_ids: [] };
+  return [stepEvent(requested), stepEvent({ ...requested, outcome: o, blocks })];
+}
+
 /** One successful run, as ask_events carry it: steps, a streamed answer with raw refs, citations, release. */
 export function successEvents(answerChunks: string[] = ['Osmosis moves **water** across', ' a membrane.【来源:cell#b3】\n\nDiffusion', ' moves solutes.【来源:cell#b4】【来源:ghost#b9】']): AskEvent[] {
   return [
     { type: 'run_started', run_id: 'run-1', snapshot_id: 'snap-1', lang: 'en', prompt_bundle: { id: 'baseline-en', version: '1', hash: '3f9a1c0de2b74a65' } },
     { type: 'turn_started', turn: 1, final_round: false },
-    { type: 'tool_requested', tool: 'list_documents', tool_call_id: 'c1', scope_key: 'k1', scope: LIST },
-    { type: 'tool_result', tool: 'list_documents', tool_call_id: 'c1', outcome: outcome(LIST, { documents: 42 }), blocks: [] },
-    { type: 'tool_requested', tool: 'scan_term', tool_call_id: 'c2', scope_key: 'k2', scope: SCAN },
-    { type: 'tool_result', tool: 'scan_term', tool_call_id: 'c2', outcome: outcome(SCAN, { hits: 17, hit_blocks: 5, hit_documents: 2 }), blocks: [] },
-    { type: 'tool_requested', tool: 'list_blocks', tool_call_id: 'c3', scope_key: 'k3', scope: READ },
-    { type: 'tool_result', tool: 'list_blocks', tool_call_id: 'c3', outcome: outcome(READ, { blocks: 12 }), blocks: [{ ref: 'cell#b3', doc_title: 'Cell biology', section_path: 'Membranes > Osmosis', first_line: 'Osmosis is the movement of water.' }] },
+    ...stepEvents('c1', 'k1', LIST, outcome(LIST, { documents: 42 })),
+    ...stepEvents('c2', 'k2', SCAN, outcome(SCAN, { hits: 17, hit_blocks: 5, hit_documents: 2 })),
+    ...stepEvents('c3', 'k3', READ, outcome(READ, { blocks: 12 }), [{ ref: 'cell#b3', doc_title: 'Cell biology', section_path: 'Membranes > Osmosis', first_line: 'Osmosis is the movement of water.' }]),
     { type: 'ledger', ledger: LEDGER },
     ...answerChunks.map((text): AskEvent => ({ type: 'answer_delta', turn: 4, text })),
     { type: 'citations', verified: [CITE_A, CITE_B], removed: [{ ref: 'ghost#b9', reason: 'not_returned' }] },

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { Budgets } from '../../src/harness/budget';
+import type { AgentEvent } from '../../src/shared/run-result';
+import { type TurnStep, recordStep } from '../../src/shared/turn-steps';
 import { type AgentSetup, act, useAgentSetup, lastObservation, recordingTracer, systemOf } from './agent-setup';
 
 /**
@@ -85,6 +87,22 @@ describe('agent budgets at the edges', () => {
     });
     const r = await t.run(q, { budgets: Budgets.parse({ max_context_tokens: p.withResult + reserve - 1, finalization_reserve_tokens: reserve }) });
     assert.deepEqual([status, tools, r.release.status, r.stop_reason], ['context_budget_exceeded', true, 'SUCCESS', null]);
+  });
+
+  it('a refused result is one step record: the span keeps the refs the tool returned (the replay compares them), the stored step shows no block and says why', async () => {
+    const p = await probe();
+    const rec = recordingTracer();
+    const events: AgentEvent[] = [];
+    t.server.scriptChat(search, finish);
+    await t.run(q, { tracer: rec.tracer, onEvent: (e) => events.push(e), budgets: Budgets.parse({ max_context_tokens: p.withResult + reserve - 1, finalization_reserve_tokens: reserve }) });
+    const span = rec.spans('tool_call')[0]!.attributes;
+    const result = events.find((e): e is Extract<AgentEvent, { type: 'tool_result' }> => e.type === 'tool_result')!;
+    assert.equal(result.outcome.kind, 'not_admitted');
+    assert.ok((span.refs as string[]).length > 0, 'the search returned blocks');
+    assert.deepEqual(result.blocks.map((b) => b.ref), span.refs, 'the event carries the record the span was written from');
+    const [stored] = events.reduce<TurnStep[]>(recordStep, []);
+    assert.deepEqual([stored!.outcome?.kind, stored!.blocks], ['not_admitted', []]);
+    assert.equal(span.result_count, (span.refs as string[]).length);
   });
 
   it('a retried call’s tokens count: the cut-off attempt is paid, so the budget that fit without it now sends the run to the final round', async () => {

@@ -6,7 +6,7 @@ import { renderPrompt } from '../../src/harness/prompt-bundle';
 import { collectionStatusText as statusText, toolsPromptText } from '../../src/harness/agent-loop';
 import { countTokens } from '../../src/common/tokenizer';
 import { queryEmbedderFor } from '../../src/tools/query-embedder';
-import type { TraceRecord } from '../../src/trace/trace-model';
+import type { TraceRecord } from '../../src/shared/trace-model';
 import { Tracer } from '../../src/trace/tracer';
 import { type AgentSetup, act, useAgentSetup, lastObservation } from './agent-setup';
 

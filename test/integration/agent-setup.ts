@@ -14,7 +14,7 @@ import { createIngestPool } from '../../src/index/ingest/ingest-pool';
 import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
 import { type LoadedSnapshot, loadActiveSnapshot } from '../../src/index/store/snapshot-store';
 import { addSources } from '../../src/index/sources/sources';
-import type { SpanRecord, TraceRecord } from '../../src/trace/trace-model';
+import type { SpanRecord, TraceRecord } from '../../src/shared/trace-model';
 import { Tracer } from '../../src/trace/tracer';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { textPdf } from '../fixtures/pdf-writer';

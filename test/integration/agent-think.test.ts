@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import type { AgentEvent } from '../../src/harness/agent-loop';
-import type { ArtifactRecord, SpanRecord, TraceRecord } from '../../src/trace/trace-model';
+import type { ArtifactRecord, SpanRecord, TraceRecord } from '../../src/shared/trace-model';
 import { Tracer } from '../../src/trace/tracer';
 import { type AgentSetup, lastObservation, systemOf, useAgentSetup } from './agent-setup';
 

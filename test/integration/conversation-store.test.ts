@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { CONVERSATION_FORMAT_VERSION, Conversation } from '../../src/app/conversations/conversation';
+import { CONVERSATION_FORMAT_VERSION, Conversation } from '../../src/shared/conversation';
 import { ConversationStore } from '../../src/app/conversations/conversation-store';
 import { defaultTitle, earlierTurns } from '../../src/app/conversations/conversation-turns';
 import { NO_FOLDER_KEY, checkWorkspaceKey, workspaceKey } from '../../src/app/conversations/workspace-key';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { CONVERSATION_FORMAT_VERSION } from '../../src/app/conversations/conversation';
+import { CONVERSATION_FORMAT_VERSION } from '../../src/shared/conversation';
 import { StoredConversation, upgradeConversation } from '../../src/app/conversations/conversation-migration';
 import { fixture } from '../helpers';
 

@@ -13,7 +13,7 @@ import { SEGMENT_FILES_2 } from '../../src/index/store/segment-format';
 import { StagedFolder } from '../../src/index/store/staged-folder';
 import { buildBm25 } from '../../src/index/search/bm25-build';
 import { Slicer } from '../../src/common/slicer';
-import type { Document } from '../../src/index/model';
+import type { Document } from '../../src/shared/document';
 import { tempDir } from '../helpers';
 import { recordTrials } from '../reliability/trials';
 import { assertPrototypesClean, damagedBytes, hostileKey, runs, trialsOf } from '../fuzz';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { INGEST_ERROR_CODES } from '../../src/common/errors';
+import { INGEST_ERROR_CODES } from '../../src/shared/failed-document';
 import { ingestBytes } from '../../src/index/ingest/ingest-file';
 import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
 import { runs, trialsOf } from '../fuzz';

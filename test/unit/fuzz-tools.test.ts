@@ -17,7 +17,7 @@ import { buildSnapshot } from '../../src/index/store/build-snapshot';
 import { type LoadedSnapshot, loadActiveSnapshot } from '../../src/index/store/snapshot-store';
 import { runTool } from '../../src/tools/registry';
 import { TOOL_NAMES, type ToolName, type ToolPayload, ToolErrorCode } from '../../src/tools/tool';
-import type { TraceRecord } from '../../src/trace/trace-model';
+import type { TraceRecord } from '../../src/shared/trace-model';
 import { Tracer } from '../../src/trace/tracer';
 import { fixture, tempDir } from '../helpers';
 import { recordTrials } from '../reliability/trials';

@@ -11,7 +11,7 @@ import { gateRequest } from '../../src/harness/request-gate';
 import { RunState } from '../../src/harness/run-state';
 import { describeCall, summarizeCall } from '../../src/tools/registry';
 import type { LoadedSnapshot } from '../../src/index/store/snapshot-store';
-import type { SpanRecord, TraceRecord } from '../../src/trace/trace-model';
+import type { SpanRecord, TraceRecord } from '../../src/shared/trace-model';
 import { Tracer } from '../../src/trace/tracer';
 
 const TOOLS = ['list_documents', 'get_outline', 'search_blocks', 'list_blocks', 'scan_term'] as const;

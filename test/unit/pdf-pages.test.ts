@@ -9,7 +9,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ingestFile } from '../../src/index/ingest/ingest-file';
 import { preparePdfThread } from '../../src/index/ingest/ingest-worker';
-import type { Document, FailedDocument } from '../../src/index/model';
+import type { Document } from '../../src/shared/document';
+import type { FailedDocument } from '../../src/shared/failed-document';
 import { PdfWriter, pdfString, pdfUtf16, type SimplePage, textPdf } from '../fixtures/pdf-writer';
 import { UNMERGED, tempDir } from '../helpers';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { StoreError } from '../../src/common/errors';
 import { Slicer } from '../../src/common/slicer';
-import type { Document } from '../../src/index/model';
+import type { Document } from '../../src/shared/document';
 import { Bm25Index } from '../../src/index/search/bm25-index';
 import { buildBm25, keywordFields } from '../../src/index/search/bm25-build';
 import { quantizeRows } from '../../src/index/search/quantize';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { budgetChecks, gainMarks, indexSpans, rowWindow, visibleRows } from '../../src/shared/span-rows';
-import type { SpanRecord } from '../../src/trace/trace-model';
+import type { SpanRecord } from '../../src/shared/trace-model';
 
 let n = 0;
 const id = () => (++n).toString(16).padStart(16, '0');

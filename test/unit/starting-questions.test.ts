@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { askableSection, startingQuestions } from '../../src/app/starting-questions';
 import { ingestFile } from '../../src/index/ingest/ingest-file';
-import { DEFAULT_INGEST_OPTIONS, type Document } from '../../src/index/model';
+import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
+import { type Document } from '../../src/shared/document';
 import { fixture } from '../helpers';
 
 describe('starting questions: drawn from the knowledge base, in the UI language, the same for the same snapshot', () => {

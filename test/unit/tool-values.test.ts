@@ -78,7 +78,7 @@ describe('tools describe themselves', () => {
 
   it('the harness, the replay and the chat view read no tool by name: a tool is its file and one registry line', () => {
     const root = path.join(__dirname, '..', '..');
-    const files = ['src/harness/tool-step.ts', 'src/harness/progress-snapshot.ts', 'src/app/replay.ts', 'webview/chat/release-words.ts', 'webview/chat/steps-view.tsx', 'webview/chat/turn-state.ts', 'src/app/conversations/conversation-turns.ts'];
+    const files = ['src/harness/tool-step.ts', 'src/harness/progress-snapshot.ts', 'src/app/replay.ts', 'src/shared/release-words.ts', 'webview/chat/steps-view.tsx', 'webview/chat/turn-state.ts', 'src/app/conversations/conversation-turns.ts'];
     for (const f of files) {
       const text = fs.readFileSync(path.join(root, f), 'utf8');
       for (const name of TOOL_NAMES) assert.ok(!text.includes(`'${name}'`) && !text.includes(`"${name}"`), `${f} names ${name}`);

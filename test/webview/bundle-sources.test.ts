@@ -15,4 +15,12 @@ describe('what the chat page ships', () => {
     assert.ok(ours.some((s) => s === '../src/shared/run-result.ts'), 'the bundle reads the run vocabulary');
     assert.deepEqual(ours.filter((s) => /^\.\.\/src\/(harness|tools|index)\//.test(s)), []);
   });
+
+  it('every webview bundle is built from src/shared alone of src/ (no layer of the core, no host)', () => {
+    for (const bundle of ['webview.js', 'chat.js', 'trace.js', 'pdf-view.js', 'document-view.js']) {
+      const map = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'dist', `${bundle}.map`), 'utf8')) as { sources: string[] };
+      const ours = map.sources.filter((s) => s.startsWith('../src/'));
+      assert.deepEqual(ours.filter((s) => !s.startsWith('../src/shared/')), [], bundle);
+    }
+  });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { ScopeTargets } from '../../src/app/question-scope';
+import type { ScopeTargets } from '../../src/shared/question-scope';
 import type { ChatEvent, KnowledgeBase } from '../../src/shared/chat-protocol';
 import { conversation, doneTurn, outcome, result, scope } from '../fakes/chat-fixtures';
 import { eventually } from '../e2e/lib/wait';

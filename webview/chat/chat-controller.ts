@@ -1,6 +1,6 @@
-import type { AskEvent } from '../../src/app/ask-event';
+import type { AskEvent } from '../../src/shared/ask-event';
 import { ChatClient, ChatRequestError } from '../../src/shared/chat-client';
-import type { QuestionScope } from '../../src/app/question-scope';
+import type { QuestionScope } from '../../src/shared/question-scope';
 import type { BlockTarget, ChatCommand, ChatEvent, ChatResult, ChatWebviewToHost, UiLang } from '../../src/shared/chat-protocol';
 import { type ChatState, ChatStore, showConversation, updateTurn } from './chat-store';
 import { stringsFor } from './strings';

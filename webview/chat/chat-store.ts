@@ -1,5 +1,6 @@
-import type { Conversation, ConversationSummary } from '../../src/app/conversations/conversation';
-import type { ScopeTargets, StartingQuestion } from '../../src/app/question-scope';
+import type { Conversation, ConversationSummary } from '../../src/shared/conversation';
+import type { ScopeTargets } from '../../src/shared/question-scope';
+import type { StartingQuestion } from '../../src/shared/starting-question';
 import type { KnowledgeBase, Setup, UiLang } from '../../src/shared/chat-protocol';
 import { type LiveTurn, fromStored } from './turn-state';
 

@@ -1,5 +1,5 @@
 import { useMemo, useRef, useState } from 'preact/hooks';
-import type { ScopeTargets } from '../../src/app/question-scope';
+import type { ScopeTargets } from '../../src/shared/question-scope';
 import type { UiLang } from '../../src/shared/chat-protocol';
 import { showControls } from '../../src/shared/inert-text';
 import { type ScopeItem, itemsOf, mentionAt, rankItems, scopeOfItems, withoutMention } from './mention';

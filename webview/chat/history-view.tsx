@@ -1,4 +1,4 @@
-import type { ConversationSummary } from '../../src/app/conversations/conversation';
+import type { ConversationSummary } from '../../src/shared/conversation';
 import { showControls } from '../../src/shared/inert-text';
 import { useController, useLang, useStrings } from './use-chat';
 

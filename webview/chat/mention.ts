@@ -1,5 +1,5 @@
 import fuzzysort from 'fuzzysort';
-import type { QuestionScope, ScopeTargets } from '../../src/app/question-scope';
+import type { QuestionScope, ScopeTargets } from '../../src/shared/question-scope';
 
 /**
  * The composer's `@`: where a mention is being typed, what it offers (the snapshot's sources and

@@ -1,9 +1,11 @@
 import { useState } from 'preact/hooks';
-import { type AgentResult, type Ledger, type RemovedCitation, stopWords } from '../../src/shared/run-result';
-import type { ScopeSummary } from '../../src/app/question-scope';
+import type { AgentResult, Ledger, RemovedCitation } from '../../src/shared/run-result';
+import type { ScopeSummary } from '../../src/shared/question-scope';
 import type { KnowledgeBase, UiLang } from '../../src/shared/chat-protocol';
 import { showControls } from '../../src/shared/inert-text';
-import { checkedSummary, completeness, headline, partialDisclosure } from './release-words';
+import { ledgerItems, localeNumber } from '../../src/shared/ledger-words';
+import { RELEASE_STATES } from '../../src/shared/release-states';
+import { checkedSummary, completeness, headline, partialDisclosure } from '../../src/shared/release-words';
 import type { Strings } from './strings';
 import { useController, useStrings } from './use-chat';
 
@@ -11,13 +13,14 @@ import { useController, useStrings } from './use-chat';
 export function ReleaseView({ result, kb, snapshotId }: { result: AgentResult; kb: KnowledgeBase | null; snapshotId: string | null }) {
   const S = useStrings();
   const status = result.release.status;
-  const checked = status === 'FALLBACK' ? checkedSummary(result.progress, S) : '';
-  const covered = status === 'SUCCESS' ? completeness(result.progress, S) : [];
+  const state = RELEASE_STATES[status];
+  const checked = state.evidence === 'checked' ? checkedSummary(result.progress, S) : '';
+  const covered = state.evidence === 'covered' ? completeness(result.progress, S) : [];
   const partial = partialDisclosure(kb, snapshotId, S);
   return (
-    <div class={`release release-${status.toLowerCase()}`}>
+    <div class={`release release-${status.toLowerCase()} tone-${state.tone}`}>
       <p class="release-head">
-        <span class={`codicon ${ICON[status]}`} aria-hidden="true"></span> <strong>{showControls(headline(result, S))}</strong>
+        <span class={`codicon codicon-${state.icon}`} aria-hidden="true"></span> <strong>{showControls(headline(result, S))}</strong>
       </p>
       {checked && (
         <p class="checked">
@@ -30,12 +33,10 @@ export function ReleaseView({ result, kb, snapshotId }: { result: AgentResult; k
         </p>
       )}
       {partial && <p class="partial-kb">{showControls(partial)}</p>}
-      {status === 'FAILED' && <TestConnection S={S} />}
+      {state.connectionTest && <TestConnection S={S} />}
     </div>
   );
 }
-
-const ICON: Record<string, string> = { SUCCESS: 'codicon-pass', FALLBACK: 'codicon-info', FAILED: 'codicon-error', CANCELLED: 'codicon-circle-slash' };
 
 function TestConnection({ S }: { S: Strings }) {
   const ctl = useController();
@@ -75,12 +76,11 @@ export function RemovedView({ removed }: { removed: readonly RemovedCitation[] }
   );
 }
 
-const n = (x: number, lang: UiLang) => x.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-US');
-
 const SERVERS: Record<string, string> = { ollama: 'Ollama', lmstudio: 'LM Studio' };
 
 function windowWords(S: ReturnType<typeof useStrings>, w: NonNullable<Ledger['context_window']>, lang: UiLang): string {
-  return S.ledgerWindow(SERVERS[w.server] ?? w.server, w.model, n(w.served, lang), n(w.configured, lang), n(w.max_context_tokens, lang), w.lowered, w.source === 'num_ctx');
+  const n = (x: number) => localeNumber(x, lang);
+  return S.ledgerWindow(SERVERS[w.server] ?? w.server, w.model, n(w.served), n(w.configured), n(w.max_context_tokens), w.lowered, w.source === 'num_ctx');
 }
 
 /** The run's spending against its budgets, under every answer, and its trace. */
@@ -90,12 +90,7 @@ export function LedgerView({ ledger, stopReason, durationMs, runId, bundle, scop
   const items = [
     // Which documents were searched: a scoped question says so first.
     ...(scope ? [S.ledgerScope(scope.documents.map((d) => d.title), scope.of)] : []),
-    S.ledgerChat(n(ledger.chat_tokens, lang), n(ledger.max_request_tokens, lang)),
-    S.ledgerContext(n(ledger.largest_context, lang), n(ledger.max_context_tokens, lang)),
-    S.ledgerTools(ledger.tool_calls, ledger.max_tool_calls),
-    S.ledgerEmbedding(n(ledger.embedding_tokens, lang)),
-    S.ledgerModel(ledger.model_calls, ledger.retries),
-    S.ledgerStop(stopWords(stopReason, lang) ?? S.stopReasonNone),
+    ...ledgerItems(ledger, stopReason, S),
     ...(durationMs !== null ? [S.ledgerDuration((durationMs / 1000).toFixed(1))] : []),
     // Which prompt bundle answered: an experiment's answer can be told from the baseline's.
     ...(bundle ? [S.ledgerBundle(bundle.id, bundle.version, bundle.hash.slice(0, 8))] : []),

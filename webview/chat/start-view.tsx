@@ -1,5 +1,5 @@
 import { useEffect } from 'preact/hooks';
-import type { StartingQuestion } from '../../src/app/question-scope';
+import type { StartingQuestion } from '../../src/shared/starting-question';
 import type { ChatCommand, KnowledgeBase, Setup } from '../../src/shared/chat-protocol';
 import { showControls } from '../../src/shared/inert-text';
 import type { Strings } from './strings';

@@ -1,4 +1,4 @@
-import type { TurnStep } from '../../src/app/conversations/conversation';
+import type { TurnStep } from '../../src/shared/conversation';
 import type { UiLang } from '../../src/shared/chat-protocol';
 import { showControls } from '../../src/shared/inert-text';
 import { useStrings } from './use-chat';

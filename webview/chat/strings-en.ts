@@ -1,9 +1,11 @@
-import type { UiLang } from '../../src/shared/chat-protocol';
+import { ANSWER_WORDS } from '../../src/shared/answer-words';
 
-/** The chat view's English strings; strings-zh.ts has the same keys (a unit test keeps them in step). */
+/**
+ * The chat view's English strings: the words around an answer it shares with @docqa (src/shared), and its
+ * own; strings-zh.ts has the same keys (a unit test keeps them in step).
+ */
 export const EN = {
-  /** The language of these strings: the step records carry their words in both. */
-  lang: 'en' as UiLang,
+  ...ANSWER_WORDS.en,
   appLabel: 'DocQA chat',
   messages: 'Conversation',
   newChat: 'New chat',
@@ -31,43 +33,23 @@ export const EN = {
   thinking: 'Working…',
   pendingCite: 'source not yet verified',
   removedCite: 'unverified source removed',
-  removedHeading: 'Unverified sources removed',
-  removedReason: { not_returned: 'no tool returned this block in this run', snippet_only: 'only a search snippet of it was seen, not its text', not_admitted: 'its result did not fit the context budget' } as Record<string, string>,
   chipLabel: (n: number, title: string, section: string) => `Source ${n}: ${title}, ${section}. Press Enter to open.`,
   previewLoading: 'Loading the source…',
   previewMissing: 'This block is no longer in the knowledge base.',
   previewFileGone: 'The file of this source no longer exists.',
   openFailed: 'Could not open the source',
-  status: { SUCCESS: 'SUCCESS', FALLBACK: 'FALLBACK', FAILED: 'FAILED', CANCELLED: 'CANCELLED' } as Record<string, string>,
-  insufficient: 'insufficient evidence',
-  missingContext: 'missing context: the question needs something only you can say',
-  cancelled: 'stopped by you; nothing more was searched',
-  failedGeneric: 'the run failed',
-  checked: 'Checked',
-  completeness: 'Scope covered',
-  partialKb: (n: number, list: string, rest: number) => `${n} document${n === 1 ? '' : 's'} could not be indexed: ${list}; this answer is based on the other ${rest}.`,
   kbNone: 'No knowledge base is built yet: add a folder and build the index first.',
   kbBuilding: 'The knowledge base is being built; answers use the last complete one.',
   kbKeywordOnly: 'Keyword search only: no embedding model is set, so searches match words, not meaning.',
   testConnection: 'Test Connection',
   testing: 'Testing…',
-  openTrace: 'Open trace',
-  ledger: 'Ledger',
-  ledgerChat: (used: string, max: string) => `chat tokens ${used} of ${max}`,
-  ledgerContext: (used: string, max: string) => `largest context ${used} of ${max}`,
-  ledgerTools: (used: number, max: number) => `tool calls ${used} of ${max}`,
-  ledgerEmbedding: (n: string) => `embedding tokens ${n}`,
-  ledgerModel: (calls: number, retries: number) => `model calls ${calls}, retries ${retries}`,
-  ledgerStop: (why: string) => `stopped: ${why}`,
   ledgerDuration: (s: string) => `${s} s`,
   ledgerBundle: (id: string, version: string, hash: string) => `prompt ${id} ${version} (${hash})`,
-  ledgerEstimated: 'some counts are estimates (the provider sent no usage)',
   ledgerWindow: (server: string, model: string, served: string, configured: string, max: string, lowered: boolean, perRequest: boolean) =>
     lowered
       ? `context budget ${max}, lowered from ${configured}: ${server} serves ${model} with a ${served}-token window${perRequest ? ' (num_ctx, its maximum)' : ' (as loaded)'}, 20% of it kept for the model's own tokenizer`
       : `context budget ${max} as configured: ${server} serves ${model} with a ${served}-token window${perRequest ? ' (num_ctx set by DocQA)' : ' (as loaded)'}`,
   modelLoading: (server: string, model: string, seconds: number) => `${server} is loading ${model}; the first answer waits for it (up to ${seconds} s)…`,
-  stopReasonNone: 'the answer was complete',
   turnError: 'The question could not be run',
   interrupted: 'This question was interrupted (the window closed while it ran).',
   announceRunning: 'Working on your question',
@@ -75,7 +57,6 @@ export const EN = {
   link: (url: string) => `Open ${url} (asks first)`,
   imageBlocked: (alt: string) => `[image not loaded${alt ? `: ${alt}` : ''}]`,
   error: (message: string) => `Error: ${message}`,
-  ledgerScope: (titles: string[], of: number) => `searched only ${titles.length <= 3 ? titles.map((t) => `“${t}”`).join(', ') : `${titles.length} documents`} (${titles.length} of ${of})`,
   scopeLabel: 'Question scope',
   scopeLead: 'Ask about:',
   removeScope: (label: string) => `Remove “${label}” from the scope`,

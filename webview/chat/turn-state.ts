@@ -1,5 +1,5 @@
-import type { AskEvent } from '../../src/app/ask-event';
-import type { ConversationTurn } from '../../src/app/conversations/conversation';
+import type { AskEvent } from '../../src/shared/ask-event';
+import type { ConversationTurn } from '../../src/shared/conversation';
 import type { Citation, Ledger, RemovedCitation } from '../../src/shared/run-result';
 import { recordStep } from '../../src/shared/turn-steps';
 

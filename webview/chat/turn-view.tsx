@@ -6,6 +6,7 @@ import { showControls } from '../../src/shared/inert-text';
 import { LedgerView, ReleaseView, RemovedView } from './outcome-view';
 import { StepsView } from './steps-view';
 import type { LiveTurn } from './turn-state';
+import { RELEASE_STATES } from '../../src/shared/release-states';
 import { stopWords } from '../../src/shared/run-result';
 import { useController, useLang, useStrings } from './use-chat';
 
@@ -24,7 +25,7 @@ export const TurnView = memo(function TurnView({ live, kb }: { live: LiveTurn; k
         <p>{showControls(turn.question)}</p>
       </div>
       <div class="reply">
-        <StepsView steps={turn.steps} lang={lang} running={running} stop={result && result.release.status !== 'CANCELLED' ? stopWords(result.stop_reason, lang) : null} />
+        <StepsView steps={turn.steps} lang={lang} running={running} stop={result && RELEASE_STATES[result.release.status].stopShown ? stopWords(result.stop_reason, lang) : null} />
         {live.answer && <AnswerView text={live.answer} cites={cites} snapshotId={turn.snapshot_id} previewId={`preview-${turn.turn_id}`} />}
         {result && <ReleaseView result={result} kb={kb} snapshotId={turn.snapshot_id} />}
         {result && <RemovedView removed={result.removed_citations} />}

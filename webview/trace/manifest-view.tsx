@@ -1,4 +1,4 @@
-import type { RunManifest } from '../../src/trace/trace-model';
+import type { RunManifest } from '../../src/shared/trace-model';
 import { t } from '../../src/shared/trace-strings';
 
 /** Everything that decides what a run does (seed §5.1): readable versions, exact hashes. */

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { DocQaError, errorMessage } from '../../common/errors';
-import { TraceMode } from '../../trace/trace-model';
+import { TraceMode } from '../../shared/trace-model';
 import { type AskContext, AskEvent, type AskOutcome, ask, checkQuestion, questionLanguage } from '../ask';
-import { QuestionScope } from '../question-scope';
-import type { ConversationTurn, TurnStep } from './conversation';
+import { QuestionScope } from '../../shared/question-scope';
+import type { ConversationTurn, TurnStep } from '../../shared/conversation';
 import type { ConversationStore } from './conversation-store';
 import { earlierTurns, recordStep } from './conversation-turns';
 

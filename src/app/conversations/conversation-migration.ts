@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type UnwordedOutcome, wordedOutcome, wordedScope } from '../../tools/registry';
 import type { ScopeData } from '../../tools/tool';
-import { CONVERSATION_FORMAT_VERSION, Conversation } from './conversation';
+import { CONVERSATION_FORMAT_VERSION, Conversation } from '../../shared/conversation';
 
 /**
  * Conversation files written before their steps carried words (formatVersion 1) are read as the current

@@ -8,7 +8,7 @@ import { processAlive } from '../../common/process-alive';
 import { stampedId } from '../../trace/trace-store';
 import { type Clock, SYSTEM_CLOCK } from '../settings';
 import { StoredConversation } from './conversation-migration';
-import { CONVERSATION_FORMAT_VERSION, Conversation, type ConversationListing, type ConversationSummary, type ConversationTurn, type UnreadableConversation } from './conversation';
+import { CONVERSATION_FORMAT_VERSION, Conversation, type ConversationListing, type ConversationSummary, type ConversationTurn, type UnreadableConversation } from '../../shared/conversation';
 import { defaultTitle, interruptDead } from './conversation-turns';
 import { checkWorkspaceKey } from './workspace-key';
 

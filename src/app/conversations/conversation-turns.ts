@@ -1,5 +1,5 @@
 import type { EarlierTurn } from '../../harness/conversation-context';
-import type { Conversation, ConversationTurn } from './conversation';
+import type { Conversation, ConversationTurn } from '../../shared/conversation';
 
 const TITLE_CHARS = 80;
 

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BlockLocation } from '../../index/model';
-import type { Conversation, ConversationTurn } from '../conversations/conversation';
+import type { BlockLocation } from '../../shared/block-location';
+import type { Conversation, ConversationTurn } from '../../shared/conversation';
+import { RELEASE_STATES } from '../../shared/release-states';
 
 /**
  * An answer kept outside DocQA: Markdown whose citations are ordinary links to the cited spot — a text
@@ -106,7 +107,7 @@ export function turnMarkdown(turn: ConversationTurn, spots: ReadonlyMap<string, 
     });
     out.push('');
   }
-  if (r && r.release.status !== 'SUCCESS') out.push(`*${w.status}: ${r.release.status}${r.release.reason ? ` · ${r.release.reason}` : ''}*`, '');
+  if (r && RELEASE_STATES[r.release.status].noted) out.push(`*${w.status}: ${r.release.status}${r.release.reason ? ` · ${r.release.reason}` : ''}*`, '');
   return out.join('\n');
 }
 

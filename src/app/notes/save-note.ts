@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DocQaError } from '../../common/errors';
 import { writeDurable } from '../../common/durable-write';
 import type { BlockLookup, BlockRequest } from '../block-lookup';
-import type { Conversation } from '../conversations/conversation';
+import type { Conversation } from '../../shared/conversation';
 import { type CitedSpot, type NoteOptions, conversationMarkdown, noteFileName, noteMarkdown } from './answer-markdown';
 
 /** Which answer to keep: one turn of a conversation, or (turn_id null) the whole conversation. */

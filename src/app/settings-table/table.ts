@@ -4,7 +4,7 @@ import { Budgets } from '../../harness/budget';
 import { Thresholds } from '../../harness/run-limits';
 import { EmbeddingConfig } from '../../index/embed/embedding-client';
 import { ChunkingParams, IngestOptions } from '../../index/model';
-import { TraceMode } from '../../trace/trace-model';
+import { TraceMode } from '../../shared/trace-model';
 import { setting } from './setting';
 
 const RemoteEmbedding = EmbeddingConfig.options[0];

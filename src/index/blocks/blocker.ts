@@ -1,4 +1,5 @@
-import type { BlockLocation, ChunkingParams } from '../model';
+import type { BlockLocation } from '../../shared/block-location';
+import type { ChunkingParams } from '../model';
 import type { Unit } from './parsed-document';
 import { isLinkList } from './link-list';
 import { splitSentences } from './sentences';

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { buildBlocks } from './blocker';
 import { IngestError } from '../../common/errors';
 import { addCounts, countScripts, detectLang, type ScriptCounts } from './lang-detect';
-import type { Block, ChunkingParams, Document } from '../model';
+import type { Block, Document } from '../../shared/document';
+import type { ChunkingParams } from '../model';
 import { PREAMBLE_TITLE, type ParsedDocument } from './parsed-document';
 import { assignPaths, buildSections } from './section-tree';
 

@@ -1,5 +1,5 @@
 import { CodeUnits } from '../../common/code-units';
-import type { Lang } from '../model';
+import type { Lang } from '../../shared/document';
 
 const scratch = new CodeUnits();
 

@@ -1,4 +1,5 @@
-import type { BlockLocation, DocumentFormat, UnreadPage } from '../model';
+import type { BlockLocation } from '../../shared/block-location';
+import type { DocumentFormat, UnreadPage } from '../../shared/document';
 
 /** A heading or outline entry as a parser found it; the section tree gives it a unique path. */
 export interface SectionDraft {

@@ -1,4 +1,4 @@
-import type { Block, Section } from '../model';
+import type { Block, Section } from '../../shared/document';
 import type { SectionDraft } from './parsed-document';
 import { PATH_SEPARATOR, pathSegment } from './section-path';
 import { firstSentences, isTitleText } from './sentences';

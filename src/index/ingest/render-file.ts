@@ -1,7 +1,8 @@
 import type { Worker } from 'node:worker_threads';
 import { IngestError, errorMessage } from '../../common/errors';
 import { startWorker } from '../../common/worker-script';
-import type { BlockLocation, IngestOptions } from '../model';
+import type { BlockLocation } from '../../shared/block-location';
+import type { IngestOptions } from '../model';
 import { parserFor } from '../parse/registry';
 import { contentHash, readDocumentBytesSync } from './ingest-file';
 import { defaultWorkerScript, type WorkerLog, type WorkerSetup } from './ingest-pool';

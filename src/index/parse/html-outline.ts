@@ -1,6 +1,6 @@
 import type { SectionDraft, Unit, UnitKind } from '../blocks/parsed-document';
 import { PREAMBLE_TITLE } from '../blocks/parsed-document';
-import type { BlockLocation } from '../model';
+import type { BlockLocation } from '../../shared/block-location';
 import { type DomElement, type DomNode, isElement, TEXT_NODE } from './html-dom';
 
 /**

@@ -1,4 +1,5 @@
-import type { BlockLocation, DocumentFormat } from '../model';
+import type { BlockLocation } from '../../shared/block-location';
+import type { DocumentFormat } from '../../shared/document';
 import type { ParsedDocument } from '../blocks/parsed-document';
 import type { OcrRequest } from './pdf-ocr';
 

@@ -1,4 +1,4 @@
-import type { UnreadPage } from '../model';
+import type { UnreadPage } from '../../shared/document';
 import { pgm, shrink } from './gray-image';
 import { ocrLines } from './ocr-lines';
 import { loadOcr } from './ocr-runtime';

@@ -1,5 +1,5 @@
 import { IngestError } from '../../common/errors';
-import type { UnreadPage } from '../model';
+import type { UnreadPage } from '../../shared/document';
 import type { Line, PageBox } from './pdf-lines';
 import type { PdfPageRead } from './pdf-page-read';
 import { judgeText } from './pdf-text-quality';

@@ -1,4 +1,4 @@
-import type { UnreadPage } from '../model';
+import type { UnreadPage } from '../../shared/document';
 import type { ParseContext } from './parser';
 import type { PdfDoc } from './pdf-headings';
 import { PROBE_OPTIONS, probeImagePages } from './pdf-images';

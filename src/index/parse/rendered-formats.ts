@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { INGEST_ERROR_CODES, INGEST_STAGES, IngestError, type IngestErrorCode, type IngestStage } from '../../common/errors';
+import { INGEST_ERROR_CODES, INGEST_STAGES, type IngestErrorCode, type IngestStage } from '../../shared/failed-document';
+import { IngestError } from '../../common/errors';
 import { ownBundle } from '../../common/own-bundle';
 import type { DocumentParser } from './parser';
 

@@ -1,5 +1,5 @@
 import { isLinkList } from '../blocks/link-list';
-import type { Document } from '../model';
+import type { Document } from '../../shared/document';
 
 /**
  * What the ranking knows of a block besides its scores (blocks numbered globally: documents in order,

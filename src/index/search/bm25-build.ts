@@ -1,5 +1,5 @@
 import { keywordTokens } from './keyword-tokenizer';
-import type { Document } from '../model';
+import type { Document } from '../../shared/document';
 import { PREAMBLE_TITLE } from '../blocks/parsed-document';
 import type { TermTable } from './term-table';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import { errorMessage } from '../../common/errors';
-import type { FailedDocument } from '../model';
+import type { FailedDocument } from '../../shared/failed-document';
 import { SUPPORTED_EXTENSIONS } from '../parse/registry';
 import { isWithin } from '../../common/path-within';
 import { type SkippedEntry, isSecretLookingName } from './secret-files';

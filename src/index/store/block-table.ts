@@ -1,5 +1,6 @@
 import { StoreError } from '../../common/errors';
-import type { Block, BlockLocation } from '../model';
+import type { Block } from '../../shared/document';
+import type { BlockLocation } from '../../shared/block-location';
 import { PackedTerms, packTerms } from '../search/term-table';
 import type { Typed } from './binary-pack';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { DataDir } from '../../common/data-dir';
 import { readVersioned, writeVersioned } from '../../common/json-file';
 import { isWithin } from '../../common/path-within';
-import type { Document } from '../model';
+import type { Document } from '../../shared/document';
 import { type SkippedEntry } from '../sources/secret-files';
 import type { Source } from '../sources/sources';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { StoreError, errorMessage } from '../../common/errors';
 import { readFullySync } from '../../common/read-file';
 import type { Slicer } from '../../common/slicer';
-import type { Block, Document } from '../model';
+import type { Block, Document } from '../../shared/document';
 import type { KeywordData, PostingList } from '../search/bm25-index';
 import { type Int8Scorer, allocateInt8 } from '../search/dot-kernel';
 import type { ExactRows } from '../search/quantized-vectors';

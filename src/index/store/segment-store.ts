@@ -7,7 +7,7 @@ import { readPack } from './binary-pack';
 import { SEGMENT_FILES_1, type SegmentFormat, segmentFileNames } from './segment-format';
 import { StoreError, errorMessage } from '../../common/errors';
 import { readVersioned } from '../../common/json-file';
-import type { Document } from '../model';
+import type { Document } from '../../shared/document';
 import { DocumentsPayload, SEGMENT_FORMAT_VERSION } from './snapshot-manifest';
 import type { StagedFolder } from './staged-folder';
 import { PackedTerms, type TermTable } from '../search/term-table';

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { StoreError, errorMessage } from '../../common/errors';
 import { FileAppender } from '../../common/file-appender';
-import type { Document } from '../model';
+import type { Document } from '../../shared/document';
 import type { Bm25Data } from '../search/bm25-build';
 import { quantizeRows } from '../search/quantize';
 import { encodePack } from './binary-pack';

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { ChunkingParams, Document, FailedDocument, UnreadPage } from '../model';
+import { ChunkingParams } from '../model';
+import { Document, UnreadPage } from '../../shared/document';
+import { FailedDocument } from '../../shared/failed-document';
 import { SkippedEntry } from '../sources/secret-files';
 import { Source } from '../sources/sources';
 

@@ -6,7 +6,7 @@ import { Bm25Index, type KeywordData, inMemoryKeyword } from '../search/bm25-ind
 import type { DataDir } from '../../common/data-dir';
 import { DocQaError, StoreError, errorMessage } from '../../common/errors';
 import { parseOrCorrupt, readVersioned, writeVersioned } from '../../common/json-file';
-import type { Document } from '../model';
+import type { Document } from '../../shared/document';
 import { ActivePointer, type ManifestSegment, OLDEST_READ_SNAPSHOT_FORMAT, SNAPSHOT_FORMAT_VERSION, SnapshotManifest } from './snapshot-manifest';
 import { readSegmentDocuments, readSegmentKeyword, scatterSegmentVectors, segmentDir } from './segment-store';
 import { FileRows, readCodes, readSegmentDocuments2, readSegmentKeyword2 } from './segment-reader';

@@ -1,5 +1,5 @@
 import type { ParsedDocument } from '../../blocks/parsed-document';
-import type { BlockLocation } from '../../model';
+import type { BlockLocation } from '../../../shared/block-location';
 import { EPUB, readEpubPackage } from '../epub-package';
 import { type DomElement, parseHtml } from '../html-dom';
 import { HtmlOutline, PART_ATTR } from '../html-outline';

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import { FileAppender } from '../../../common/file-appender';
 import { StoreError, errorMessage } from '../../../common/errors';
-import type { Document, UnreadPage } from '../../model';
+import type { Document, UnreadPage } from '../../../shared/document';
 
 /**
  * A parsed document set aside on disk until its batch is written: what a build keeps of it in memory

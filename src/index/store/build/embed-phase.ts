@@ -3,7 +3,8 @@ import { failureSentence } from '../../../common/provider-failure';
 import { EmbeddingCache, embeddingKey } from '../../embed/embedding-cache';
 import { EmbeddingClient, EmbeddingError, type RemoteEmbeddingConfig, endpointFamily } from '../../embed/embedding-client';
 import type { PauseGate } from '../../ingest/pause-gate';
-import type { Document, FailedDocument } from '../../model';
+import type { Document } from '../../../shared/document';
+import type { FailedDocument } from '../../../shared/failed-document';
 
 /** Fresh vectors are written to the embedding cache in groups of about this many. */
 const CACHE_FLUSH_EVERY = 1024;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Slicer } from '../../../common/slicer';
 import type { ReusedFile } from '../../ingest/ingest-sources';
-import type { Document } from '../../model';
+import type { Document } from '../../../shared/document';
 import { type Bm25Data, keywordFields } from '../../search/bm25-build';
 import { buildBm25OffThread } from '../../search/bm25-off-thread';
 import { SegmentWriter } from '../segment-writer';

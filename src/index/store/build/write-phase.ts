@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { StoreError, errorMessage } from '../../../common/errors';
 import type { ReusedFile } from '../../ingest/ingest-sources';
-import type { Document, FailedDocument, UnreadPage } from '../../model';
+import type { Document, UnreadPage } from '../../../shared/document';
+import type { FailedDocument } from '../../../shared/failed-document';
 import { normalizeRows } from '../../search/vector-index';
 import type { ManifestDocument, ManifestSegment, SnapshotManifest, SnapshotState } from '../snapshot-manifest';
 import { FILES } from '../snapshot-store';

@@ -1,4 +1,4 @@
-import type { BlockLocation } from './model';
+import type { BlockLocation } from './block-location';
 
 /**
  * A block's location in a few words, for a person (the CLI, the inspect panel, failure messages):

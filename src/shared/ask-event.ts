@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { LocalServer } from '../common/served-window';
-import { AgentEvent } from '../shared/run-result';
+import { LocalServer } from './context-window';
+import { AgentEvent } from './run-result';
 import { ScopeSummary } from './question-scope';
 
 /**
  * Everything a UI hears during one question: the run's start, then the agent's events. In a file of its
- * own (zod and the harness's schemas only) so the chat webview can bundle it without the node side of `ask`.
+ * own (zod and src/shared only) so the chat webview can bundle it without the node side of `ask`.
  */
 export const AskEvent = z.union([
   z.object({

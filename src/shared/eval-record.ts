@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RunManifest } from '../trace/trace-model';
+import { RunManifest } from './trace-model';
 
 /** How a run can fail its case (eval-checks.ts decides). */
 export const FAILURE_TYPES = ['wrong_status', 'missing_citation', 'missing_text', 'forbidden_text', 'missing_tool_call', 'run_error'] as const;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { AgentResult } from '../../shared/run-result';
-import { TurnStep } from '../../shared/turn-steps';
-import { ScopeSummary } from '../question-scope';
+import { AgentResult } from './run-result';
+import { TurnStep } from './turn-steps';
+import { ScopeSummary } from './question-scope';
 
 /**
  * A chat conversation as it is kept on disk (one file per conversation, per workspace) and as a chat

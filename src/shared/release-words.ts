@@ -1,33 +1,27 @@
-import type { AgentResult, ProgressSnapshot } from '../../src/shared/run-result';
-import { type Tally, tallyWords } from '../../src/shared/step-record';
-import type { KnowledgeBase } from '../../src/shared/chat-protocol';
-import type { Strings } from './strings';
+import type { AnswerWords } from './answer-words';
+import type { KnowledgeBase } from './chat-protocol';
+import { RELEASE_STATES } from './release-states';
+import type { AgentResult, ProgressSnapshot } from './run-result';
+import { type Tally, tallyWords } from './step-record';
 
 /**
  * The release, the fallback's "what was checked", the completeness statement and the knowledge-base
  * disclosure in words: pure functions of the result (and of the knowledge base), built only from the
- * run's verified progress, never from the model's text.
+ * run's verified progress, never from the model's text. The chat view and @docqa both say them.
  */
 
-export function headline(r: AgentResult, s: Strings): string {
-  const status = s.status[r.release.status] ?? r.release.status;
-  switch (r.release.status) {
-    case 'SUCCESS':
-      return status;
-    case 'CANCELLED':
-      return `${status} · ${s.cancelled}`;
-    case 'FALLBACK':
-      return `${status} · ${r.release.reason === 'MISSING_REQUIRED_CONTEXT' ? s.missingContext : s.insufficient}`;
-    case 'FAILED':
-      return `${status} · ${r.release.detail ?? r.release.reason ?? s.failedGeneric}`;
-  }
+/** The release in one line: its state's name, and what the state says of it. */
+export function headline(r: AgentResult, s: AnswerWords): string {
+  const state = RELEASE_STATES[r.release.status];
+  const says = state.says(r.release);
+  return says ? `${state.label[s.lang]} · ${says[s.lang]}` : state.label[s.lang];
 }
 
 /**
  * "searched 3 ways; scanned 42 of 42 documents for “X”: 0 hits; read all 12 blocks of § 3": the steps that
  * count together first (by their tally), then each step's own words, as its tool wrote them.
  */
-export function checkedSummary(p: ProgressSnapshot, s: Strings): string {
+export function checkedSummary(p: ProgressSnapshot, s: AnswerWords): string {
   const tallies = new Map<string, { tally: Tally; n: number }>();
   for (const f of p.facts) {
     const t = f.outcome.tally;
@@ -42,7 +36,7 @@ export function checkedSummary(p: ProgressSnapshot, s: Strings): string {
 }
 
 /** The complete scopes an answer rests on (whole sections read, documents scanned); empty when it rests on none. */
-export function completeness(p: ProgressSnapshot, s: Strings): string[] {
+export function completeness(p: ProgressSnapshot, s: AnswerWords): string[] {
   const out: string[] = [];
   for (const f of p.facts) {
     if (f.outcome.kind === 'error' || f.outcome.kind === 'not_admitted') continue;
@@ -52,7 +46,7 @@ export function completeness(p: ProgressSnapshot, s: Strings): string[] {
 }
 
 /** The partial-knowledge-base disclosure for an answer made on that snapshot, or null. */
-export function partialDisclosure(kb: KnowledgeBase | null, snapshotId: string | null, s: Strings): string | null {
+export function partialDisclosure(kb: KnowledgeBase | null, snapshotId: string | null, s: AnswerWords): string | null {
   if (!kb || kb.failed.length === 0 || (snapshotId !== null && kb.snapshot_id !== snapshotId)) return null;
   const list = kb.failed.map((f) => `${f.title} (${f.reason})`).join(', ');
   return s.partialKb(kb.failed.length, list, kb.documents);

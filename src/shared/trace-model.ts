@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ContextWindow } from '../common/served-window';
+import { ContextWindow } from './context-window';
 
 /**
  * The on-disk trace format (README "Data directory"): `traces/<run_id>/trace.json` (the run's meta and

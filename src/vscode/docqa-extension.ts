@@ -11,6 +11,7 @@ import { ChatViews } from './chat-view';
 import { isLoopback } from '../common/provider-failure';
 import { findLocalServer } from '../app/local-models/local-server';
 import { egressPrompt, localEgressWords } from './egress-model';
+import { ocrOnWords } from './ocr-words';
 import { pickModel } from './model-picker';
 import { DisposableStore } from './disposable-store';
 import { EditorTabs } from './editor-tabs';
@@ -356,7 +357,7 @@ export class DocQaExtension implements vscode.Disposable {
   /** A build's event: the status bar, and what a local embedding server embeds (told, not asked). */
   private onBuildEvent(e: BuildEvent): void {
     if (e.type === 'egress_local') void vscode.window.showInformationMessage(localEgressWords(e, t));
-    if (e.type === 'ocr_on') void vscode.window.showInformationMessage(`DocQA: ${e.message}`);
+    if (e.type === 'ocr_on') void vscode.window.showInformationMessage(ocrOnWords(e, t));
     this.renderStatus();
   }
 

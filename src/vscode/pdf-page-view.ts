@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as vscode from 'vscode';
+import type { PageRegion } from '../index/model';
 import { pdfViewHtml } from '../shared/pdf-html';
 import { OpenPdfPageArgs, PDF_VIEW_MAX_BYTES, type PdfHostToView, PdfViewToHost } from '../shared/pdf-protocol';
 
@@ -13,6 +14,8 @@ export interface PdfPageTarget {
   page: number;
   /** The block's text, highlighted on that page. */
   highlight: string;
+  /** Its regions on a scanned page (no text layer): highlighted instead. */
+  boxes?: PageRegion[];
   /** Shown instead of the file name in the panel's title. */
   title?: string;
 }
@@ -110,6 +113,7 @@ class PdfPanel {
       data: this.state.data,
       page: this.target.page,
       highlight: this.target.highlight,
+      ...(this.target.boxes ? { boxes: this.target.boxes } : {}),
       ui_lang: uiLang(),
       cmap_url: uri('cmaps'),
       standard_font_url: uri('standard_fonts'),
@@ -128,7 +132,7 @@ class PdfPanel {
     this.panel.title = this.title(target.page);
     this.panel.reveal(undefined, false);
     // Not ready yet: the ready handshake sends the latest target anyway.
-    if (this.ready) void this.post(changed || this.pageCount === 0 ? this.openMessage() : { type: 'goto', page: target.page, highlight: target.highlight });
+    if (this.ready) void this.post(changed || this.pageCount === 0 ? this.openMessage() : { type: 'goto', page: target.page, highlight: target.highlight, ...(target.boxes ? { boxes: target.boxes } : {}) });
   }
 }
 

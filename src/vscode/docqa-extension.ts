@@ -16,6 +16,8 @@ import { pickModel } from './model-picker';
 import { DisposableStore } from './disposable-store';
 import { EditorTabs } from './editor-tabs';
 import { openCitationCommand } from './citation-opener';
+import { registerPdfFileEditor } from './pdf-file-editor';
+import { registerPdfNoteLinks } from './pdf-note-links';
 import { openPdfPageCommand } from './pdf-page-view';
 import { SECRET_IDS, promptForKey, secretKeys } from './secret-keys';
 import { vscodeKeyOf } from '../app/settings-table/names';
@@ -230,6 +232,8 @@ export class DocQaExtension implements vscode.Disposable {
     cmd('docqa.turnOnEmbeddings', () => this.embeddings.turnOn());
     this.tabs.register(cmd);
     cmd('docqa.openPdfPage', (args?: unknown) => openPdfPageCommand(this.context, args));
+    this.store.add(registerPdfFileEditor(this.context, this.app, this.registry));
+    this.store.add(registerPdfNoteLinks(this.app));
     cmd('docqa.openCitation', (args?: unknown) => openCitationCommand(this.context, this.app, this.logger(), args));
     for (const d of registerChatIntegration(this.registry, this.app, this.models)) this.store.add(d);
   }

@@ -62,14 +62,17 @@ class PdfPanel {
     private readonly file: string,
     private target: PdfPageTarget,
     private state: FileState,
+    /** The panel VS Code made for the file opened as DocQA's PDF view (pdf-file-editor.ts), else a new one beside the editor. */
+    given?: vscode.WebviewPanel,
   ) {
     const dist = vscode.Uri.joinPath(context.extensionUri, 'dist');
-    this.panel = vscode.window.createWebviewPanel('docqa.pdfPage', this.title(target.page), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, {
-      enableScripts: true,
-      enableCommandUris: false,
-      localResourceRoots: [dist],
-      // Not retained when hidden (memory): the view reloads, says ready again and gets the file again.
-    });
+    const options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist] };
+    // Not retained when hidden (memory): the view reloads, says ready again and gets the file again.
+    this.panel = given ?? vscode.window.createWebviewPanel('docqa.pdfPage', this.title(target.page), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, options);
+    if (given) {
+      given.webview.options = options;
+      given.title = this.title(target.page);
+    }
     const webview = this.panel.webview;
     webview.html = pdfViewHtml({
       cspSource: webview.cspSource,
@@ -151,6 +154,22 @@ export async function showPdfPage(context: vscode.ExtensionContext, target: PdfP
   const open = panels.get(file);
   if (open) open.show(target, state);
   else panels.set(file, new PdfPanel(context, file, target, state));
+}
+
+/**
+ * The PDF page view in a panel VS Code made for it: the file opened with DocQA's PDF view (a saved
+ * note's link, the Explorer). It becomes the file's panel, where later citations into the file turn
+ * pages. A file that cannot be shown says why in the panel's place, in a notification, and the panel closes.
+ */
+export async function showPdfPageIn(context: vscode.ExtensionContext, panel: vscode.WebviewPanel, target: PdfPageTarget): Promise<void> {
+  const file = path.resolve(target.path);
+  const state = await readPdf(file);
+  if (typeof state === 'string') {
+    void vscode.window.showErrorMessage(state);
+    panel.dispose();
+    return;
+  }
+  panels.set(file, new PdfPanel(context, file, target, state, panel));
 }
 
 /** The `docqa.openPdfPage` command: `{path, page, highlight}` from the chat host (or a test), validated. */

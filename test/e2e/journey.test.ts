@@ -362,11 +362,13 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         const link = page.locator('.editor-instance .monaco-editor .view-line span', { hasText: 'photosynthesis-en.pdf#page=' }).first();
         await link.waitFor();
         const tab = page.locator('.tabs-container .tab.active', { hasText: `${doc.title} — p. ${page_}` });
+        // The link's spans are drawn again as the pointer hovers it (its tooltip, its underline): a click
+        // that finds its span gone is tried again, as a person moves the mouse and clicks again.
         await eventually('the PDF page view to open from the note’s link', async () => {
           if (await tab.isVisible()) return true;
-          await link.click({ modifiers: ['Control'] });
-          return tab.waitFor({ timeout: 5_000 }).then(() => true, () => false);
-        }, 30_000, 500);
+          await link.click({ modifiers: ['Control'], timeout: 5_000 }).catch(() => undefined);
+          return tab.waitFor({ timeout: 10_000 }).then(() => true, () => false);
+        }, 60_000, 500);
         const pdf = await webviewWith(page, '.hl', 30_000);
         assert.equal(await pdf.locator('.page').getAttribute('data-page'), String(page_));
         const box = await pdf.locator('.hl').first().boundingBox();

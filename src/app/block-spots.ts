@@ -23,6 +23,11 @@ export function spotLink(file: string, l: BlockLocation): string {
   return url;
 }
 
+/** A scanned page's line regions are for DocQA's page view, not for a tool's reader (the model, an MCP client): the page says where. */
+function withoutRegions(l: BlockLocation): BlockLocation {
+  return l.kind === 'page' && l.boxes ? { kind: 'page', page: l.page } : l;
+}
+
 const refIndex = new WeakMap<LoadedSnapshot, Map<string, BlockSpot>>();
 const docPaths = new WeakMap<LoadedSnapshot, Map<string, string>>();
 
@@ -31,7 +36,7 @@ function spotsOf(s: LoadedSnapshot): Map<string, BlockSpot> {
   let m = refIndex.get(s);
   if (!m) {
     m = new Map();
-    for (const d of s.documents) for (const b of d.blocks) m.set(`${d.doc_id}#${b.block_id}`, { path: d.path, location: b.location, location_label: locationLabel(b.location), link: spotLink(d.path, b.location) });
+    for (const d of s.documents) for (const b of d.blocks) m.set(`${d.doc_id}#${b.block_id}`, { path: d.path, location: withoutRegions(b.location), location_label: locationLabel(b.location), link: spotLink(d.path, b.location) });
     refIndex.set(s, m);
   }
   return m;

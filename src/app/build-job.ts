@@ -42,7 +42,7 @@ export const BuildEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('build_failed'), build_id: z.string(), code: z.string(), message: z.string() }),
   z.object({ type: z.literal('build_cancelled'), build_id: z.string() }),
   /** OCR is on: what reading scanned pages costs in time, said before anything is read (ocr-notice.ts). */
-  z.object({ type: z.literal('ocr_on'), build_id: z.string(), message: z.string() }),
+  z.object({ type: z.literal('ocr_on'), build_id: z.string(), message: z.string(), max_document_ms: z.number().int().min(1) }),
   /** Another embedding model or vector size than the active snapshot's: every block is embedded again (said first, before anything is sent). */
   z.object({ type: z.literal('embedding_rebuild'), build_id: z.string(), message: z.string() }),
   /** The embedding endpoint is on this machine: what is embedded there, told instead of asked (nothing leaves the machine). */
@@ -167,7 +167,7 @@ export class BuildJob {
   private async run(): Promise<BuildResult | null> {
     const { o } = this;
     if (o.rebuildNote) o.onEvent?.({ type: 'embedding_rebuild', build_id: this.id, message: o.rebuildNote });
-    if (o.settings.ingest.ocr) o.onEvent?.({ type: 'ocr_on', build_id: this.id, message: ocrNotice(o.settings.ingest) });
+    if (o.settings.ingest.ocr) o.onEvent?.({ type: 'ocr_on', build_id: this.id, message: ocrNotice(o.settings.ingest), max_document_ms: o.settings.ingest.max_document_ms });
     await this.record(this.gate.paused ? 'paused' : 'running');
     if (this.gate.paused) this.current = { ...this.current, state: 'paused' };
     try {

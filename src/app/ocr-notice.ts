@@ -12,13 +12,27 @@ export function pagesWithinLimit(o: Pick<IngestOptions, 'max_document_ms'>): num
   return Math.max(1, Math.floor((o.max_document_ms * 0.9) / 1000 / OCR_SECONDS_PER_PAGE.high));
 }
 
-/** What OCR costs, said before a build with OCR on (the CLI's stderr, the extension's notification). */
-export function ocrNotice(o: Pick<IngestOptions, 'max_document_ms'>): string {
+/** What OCR costs, in numbers: seconds a page, minutes for a 40-page scan, the document limit in seconds and the pages within it. */
+export interface OcrCost {
+  low: number;
+  high: number;
+  scanLow: number;
+  scanHigh: number;
+  limitS: number;
+  pages: number;
+}
+
+export function ocrCost(o: Pick<IngestOptions, 'max_document_ms'>): OcrCost {
   const { low, high } = OCR_SECONDS_PER_PAGE;
-  const limit = Math.round(o.max_document_ms / 1000);
+  return { low, high, scanLow: Math.round((40 * low) / 60), scanHigh: Math.round((40 * high) / 60), limitS: Math.round(o.max_document_ms / 1000), pages: pagesWithinLimit(o) };
+}
+
+/** What OCR costs, said before a build with OCR on (the CLI's stderr; the extension says it in the UI's language: ocr-words.ts). */
+export function ocrNotice(o: Pick<IngestOptions, 'max_document_ms'>): string {
+  const c = ocrCost(o);
   return (
-    `OCR is on: pages of PDFs that are images without text (scans) are read on this computer, about ${low}–${high} s a page ` +
-    `(a 40-page scan: ${Math.round((40 * low) / 60)}–${Math.round((40 * high) / 60)} minutes), plus a few seconds to start. ` +
-    `A document may take ${limit} s (ingest.max_document_ms): past about ${pagesWithinLimit(o)} scanned pages the rest are listed as unread; raise the limit to read them.`
+    `OCR is on: pages of PDFs that are images without text (scans) are read on this computer, about ${c.low}–${c.high} s a page ` +
+    `(a 40-page scan: ${c.scanLow}–${c.scanHigh} minutes), plus a few seconds to start. ` +
+    `A document may take ${c.limitS} s (ingest.max_document_ms): past about ${c.pages} scanned pages the rest are listed as unread; raise the limit to read them.`
   );
 }

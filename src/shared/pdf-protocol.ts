@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_PAGE_REGIONS, PageRegion } from './block-location';
 
 /**
  * The messages between the extension host and DocQA's read-only PDF page view (webview/pdf/), one
@@ -13,6 +14,8 @@ const MAX_HIGHLIGHT_CHARS = 20_000;
 
 const Page = z.number().int().min(1);
 const Highlight = z.string().max(MAX_HIGHLIGHT_CHARS);
+/** The block's regions on a scanned page (PageLocation's `boxes`): highlighted instead of text, which such a page has none of. */
+const Regions = z.array(PageRegion).max(MAX_PAGE_REGIONS);
 // VS Code delivers a posted Uint8Array as a Uint8Array (its buffers are transferred, not JSON-encoded).
 const Bytes = z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'not bytes').refine((b) => b.byteLength > 0 && b.byteLength <= PDF_VIEW_MAX_BYTES, 'empty or too large');
 
@@ -24,13 +27,14 @@ export const PdfHostToView = z.discriminatedUnion('type', [
     data: Bytes,
     page: Page,
     highlight: Highlight,
+    boxes: Regions.optional(),
     ui_lang: z.enum(['en', 'zh']),
     /** Webview URIs of the shipped dist/pdfjs/cmaps/ and standard_fonts/, each ending in '/'. */
     cmap_url: z.string().endsWith('/'),
     standard_font_url: z.string().endsWith('/'),
   }),
   /** The same file again (a second citation into it): another page and block, no bytes re-sent. */
-  z.object({ type: z.literal('goto'), page: Page, highlight: Highlight }),
+  z.object({ type: z.literal('goto'), page: Page, highlight: Highlight, boxes: Regions.optional() }),
 ]);
 export type PdfHostToView = z.infer<typeof PdfHostToView>;
 
@@ -51,6 +55,7 @@ export const OpenPdfPageArgs = z.object({
   path: z.string().min(1),
   page: Page,
   highlight: Highlight.default(''),
+  boxes: Regions.optional(),
   title: z.string().max(1000).optional(),
 });
 export type OpenPdfPageArgs = z.input<typeof OpenPdfPageArgs>;

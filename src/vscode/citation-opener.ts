@@ -36,7 +36,7 @@ export async function openCitationCommand(context: vscode.ExtensionContext, app:
     return;
   }
   if (l.kind === 'page') {
-    await vscode.commands.executeCommand('docqa.openPdfPage', { path: target.path, page: l.page, highlight: target.text, ...(target.title ? { title: target.title } : {}) });
+    await vscode.commands.executeCommand('docqa.openPdfPage', { path: target.path, page: l.page, highlight: target.text, ...(l.boxes ? { boxes: l.boxes } : {}), ...(target.title ? { title: target.title } : {}) });
     return;
   }
   await showDocumentView(context, target as DocumentViewTarget, app.settings.ingest, log);

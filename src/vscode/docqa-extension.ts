@@ -11,10 +11,13 @@ import { ChatViews } from './chat-view';
 import { isLoopback } from '../common/provider-failure';
 import { findLocalServer } from '../app/local-models/local-server';
 import { egressPrompt, localEgressWords } from './egress-model';
+import { ocrOnWords } from './ocr-words';
 import { pickModel } from './model-picker';
 import { DisposableStore } from './disposable-store';
 import { EditorTabs } from './editor-tabs';
 import { openCitationCommand } from './citation-opener';
+import { registerPdfFileEditor } from './pdf-file-editor';
+import { registerPdfNoteLinks } from './pdf-note-links';
 import { openPdfPageCommand } from './pdf-page-view';
 import { SECRET_IDS, promptForKey, secretKeys } from './secret-keys';
 import { vscodeKeyOf } from '../app/settings-table/names';
@@ -232,6 +235,8 @@ export class DocQaExtension implements vscode.Disposable {
     cmd('docqa.turnOnEmbeddings', () => this.embeddings.turnOn());
     this.tabs.register(cmd);
     cmd('docqa.openPdfPage', (args?: unknown) => openPdfPageCommand(this.context, args));
+    this.store.add(registerPdfFileEditor(this.context, this.app, this.registry));
+    this.store.add(registerPdfNoteLinks(this.app));
     cmd('docqa.openCitation', (args?: unknown) => openCitationCommand(this.context, this.app, this.logger(), args));
     for (const d of registerChatIntegration(this.registry, this.app, this.models)) this.store.add(d);
   }
@@ -336,7 +341,7 @@ export class DocQaExtension implements vscode.Disposable {
   /** A build's event: the status bar, and what a local embedding server embeds (told, not asked). */
   private onBuildEvent(e: BuildEvent): void {
     if (e.type === 'egress_local') void vscode.window.showInformationMessage(localEgressWords(e, t));
-    if (e.type === 'ocr_on') void vscode.window.showInformationMessage(`DocQA: ${e.message}`);
+    if (e.type === 'ocr_on') void vscode.window.showInformationMessage(ocrOnWords(e, t));
     this.renderStatus();
   }
 

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as vscode from 'vscode';
+import type { PageRegion } from '../shared/block-location';
 import { pdfViewHtml } from '../shared/pdf-html';
 import { OpenPdfPageArgs, PDF_VIEW_MAX_BYTES, type PdfHostToView, PdfViewToHost } from '../shared/pdf-protocol';
 
@@ -13,6 +14,8 @@ export interface PdfPageTarget {
   page: number;
   /** The block's text, highlighted on that page. */
   highlight: string;
+  /** Its regions on a scanned page (no text layer): highlighted instead. */
+  boxes?: PageRegion[];
   /** Shown instead of the file name in the panel's title. */
   title?: string;
 }
@@ -59,14 +62,17 @@ class PdfPanel {
     private readonly file: string,
     private target: PdfPageTarget,
     private state: FileState,
+    /** The panel VS Code made for the file opened as DocQA's PDF view (pdf-file-editor.ts), else a new one beside the editor. */
+    given?: vscode.WebviewPanel,
   ) {
     const dist = vscode.Uri.joinPath(context.extensionUri, 'dist');
-    this.panel = vscode.window.createWebviewPanel('docqa.pdfPage', this.title(target.page), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, {
-      enableScripts: true,
-      enableCommandUris: false,
-      localResourceRoots: [dist],
-      // Not retained when hidden (memory): the view reloads, says ready again and gets the file again.
-    });
+    const options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist] };
+    // Not retained when hidden (memory): the view reloads, says ready again and gets the file again.
+    this.panel = given ?? vscode.window.createWebviewPanel('docqa.pdfPage', this.title(target.page), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, options);
+    if (given) {
+      given.webview.options = options;
+      given.title = this.title(target.page);
+    }
     const webview = this.panel.webview;
     webview.html = pdfViewHtml({
       cspSource: webview.cspSource,
@@ -110,6 +116,7 @@ class PdfPanel {
       data: this.state.data,
       page: this.target.page,
       highlight: this.target.highlight,
+      ...(this.target.boxes ? { boxes: this.target.boxes } : {}),
       ui_lang: uiLang(),
       cmap_url: uri('cmaps'),
       standard_font_url: uri('standard_fonts'),
@@ -128,7 +135,7 @@ class PdfPanel {
     this.panel.title = this.title(target.page);
     this.panel.reveal(undefined, false);
     // Not ready yet: the ready handshake sends the latest target anyway.
-    if (this.ready) void this.post(changed || this.pageCount === 0 ? this.openMessage() : { type: 'goto', page: target.page, highlight: target.highlight });
+    if (this.ready) void this.post(changed || this.pageCount === 0 ? this.openMessage() : { type: 'goto', page: target.page, highlight: target.highlight, ...(target.boxes ? { boxes: target.boxes } : {}) });
   }
 }
 
@@ -147,6 +154,22 @@ export async function showPdfPage(context: vscode.ExtensionContext, target: PdfP
   const open = panels.get(file);
   if (open) open.show(target, state);
   else panels.set(file, new PdfPanel(context, file, target, state));
+}
+
+/**
+ * The PDF page view in a panel VS Code made for it: the file opened with DocQA's PDF view (a saved
+ * note's link, the Explorer). It becomes the file's panel, where later citations into the file turn
+ * pages. A file that cannot be shown says why in the panel's place, in a notification, and the panel closes.
+ */
+export async function showPdfPageIn(context: vscode.ExtensionContext, panel: vscode.WebviewPanel, target: PdfPageTarget): Promise<void> {
+  const file = path.resolve(target.path);
+  const state = await readPdf(file);
+  if (typeof state === 'string') {
+    void vscode.window.showErrorMessage(state);
+    panel.dispose();
+    return;
+  }
+  panels.set(file, new PdfPanel(context, file, target, state, panel));
 }
 
 /** The `docqa.openPdfPage` command: `{path, page, highlight}` from the chat host (or a test), validated. */

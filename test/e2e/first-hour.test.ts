@@ -17,6 +17,7 @@ import { loadSnapshot, readActiveId } from '../../src/index/store/snapshot-store
 import { FakeOpenAIServer, observationsOf } from '../fakes/openai-server';
 import { recordTrials } from '../reliability/trials';
 import { CodeServer, type Profile, dataDirOf, endJourney, installExtension, makeProfile, userSettings } from './lib/code-server';
+import { saveAsNote } from './lib/save-note';
 import { NEW_INSTALL_SETTINGS, answerOnScreen, chatWebview, notesWorkspace, stepDone, waitStepDone, walkthroughStep } from './lib/first-hour';
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
@@ -243,18 +244,7 @@ for (const size of [
           fs.mkdirSync(notes);
           await journey.step('"Save as note" into a folder picked in the dialog: the note opens, and its link opens the cited lines', async () => {
             const chat = await chatWebview(page, '.turn.done');
-            await clearNotifications(page);
-            await chat.frame.locator('.turn').last().getByRole('button', { name: 'Save as note' }).click();
-            const input = page.locator('.quick-input-widget input');
-            await page.locator('.quick-input-widget .monaco-list-row', { hasText: '..' }).first().waitFor();
-            await eventually('the dialog to hold the folder', async () => {
-              if ((await input.inputValue()) !== `${notes}/`) await input.fill(`${notes}/`);
-              return (await input.inputValue()) === `${notes}/`;
-            }, 15_000, 250);
-            await page.locator('.quick-input-widget .monaco-button', { hasText: 'Save Note Here' }).click();
-            await clickNotificationButton(page, /DocQA: the note is saved as .+\.md\./, 'Open Note');
-            const file = fs.readdirSync(notes)[0] ?? '';
-            assert.ok(file?.endsWith('.md'), `a note in ${notes}`);
+            const file = await saveAsNote(page, chat.frame.locator('.turn').last(), notes);
             const md = fs.readFileSync(path.join(notes, file), 'utf8');
             const link = /\]\((\.\.\/workspace\/cell-notes\.md)#L(\d+)(?:-L(\d+))?\)/.exec(md);
             assert.ok(link, `the note links the cited lines: ${md}`);

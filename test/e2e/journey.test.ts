@@ -19,6 +19,7 @@ import { recordTrials } from '../reliability/trials';
 import { CodeServer, QUIET_SETTINGS, endJourney, dataDirOf, type Profile, extensionActivations, extensionHostStarted, installExtension, listExtensions, makeProfile, userSettings } from './lib/code-server';
 import { packZhCnLanguagePack } from './lib/language-pack';
 import { ROOT, packagedVsix } from './lib/paths';
+import { saveAsNote } from './lib/save-note';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
 import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, closeModalEditor, expectedSelection, installFromVsix, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, settingsEditor, statusBarItem, switchDisplayLanguage, trustWorkspace, typeSetting, webviewFrame, webviewWith } from './lib/workbench';
@@ -347,6 +348,32 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
           throw new Error(`${String(err)}; view: ${v ? await v.locator('body').innerText() : '(none)'}; console: ${logs.join(' | ')}`);
         });
         assert.ok((await pdf.locator('.hl').count()) > 0, 'the block is highlighted');
+      });
+
+      await journey.step("save the PDF answer as a note and follow its link: DocQA's PDF page view opens at the cited page, highlighted (not the raw file)", async () => {
+        const { doc, block } = await citedBlock(3);
+        const page_ = (block.location as { page: number }).page;
+        await runCommand(page, 'View: Close All Editors');
+        const notes = path.join(profile!.root, 'kept-notes');
+        fs.mkdirSync(notes, { recursive: true });
+        const chat = await webviewWith(page, '.turn');
+        const md = fs.readFileSync(path.join(notes, await saveAsNote(page, chat.locator('.turn').last(), notes)), 'utf8');
+        assert.ok(md.includes(`photosynthesis-en.pdf#page=${page_}&docqa=${encodeURIComponent(`${doc.doc_id}#${block.block_id}`)})`), `the note links the cited page and block: ${md}`);
+        // Ctrl+click on the link in the note's editor, as a person follows a link in Markdown.
+        const link = page.locator('.editor-instance .monaco-editor .view-line span', { hasText: 'photosynthesis-en.pdf#page=' }).first();
+        await link.waitFor();
+        const tab = page.locator('.tabs-container .tab.active', { hasText: `${doc.title} — p. ${page_}` });
+        // The link's spans are drawn again as the pointer hovers it (its tooltip, its underline): a click
+        // that finds its span gone is tried again, as a person moves the mouse and clicks again.
+        await eventually('the PDF page view to open from the note’s link', async () => {
+          if (await tab.isVisible()) return true;
+          await link.click({ modifiers: ['Control'], timeout: 5_000 }).catch(() => undefined);
+          return tab.waitFor({ timeout: 10_000 }).then(() => true, () => false);
+        }, 60_000, 500);
+        const pdf = await webviewWith(page, '.hl', 30_000);
+        assert.equal(await pdf.locator('.page').getAttribute('data-page'), String(page_));
+        const box = await pdf.locator('.hl').first().boundingBox();
+        assert.ok(box && box.width > 0, 'the highlighted block is drawn');
       });
 
       await journey.step("open the last answer's trace from the chat: the span tree and manifest are there; Replay retrieval says identical", async () => {

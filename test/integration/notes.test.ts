@@ -68,11 +68,11 @@ describe('answers kept: Markdown with citation links, notes saved into a folder,
       const ref = cites.find((c) => block(c.ref).doc.path === target)!.ref;
       const at = block(ref).block.location;
       if (at.kind === 'lines') assert.equal(frag, at.line_end > at.line_start ? `L${at.line_start}-L${at.line_end}` : `L${at.line_start}`);
-      else if (at.kind === 'page') assert.equal(frag, `page=${at.page}`);
+      else if (at.kind === 'page') assert.equal(frag, `page=${at.page}&docqa=${encodeURIComponent(ref)}`);
       else assert.fail(`the fixtures cite lines and pages only, not ${at.kind}`);
     }
     assert.match(md, /\n1\. \[Cell Biology Notes § .+, lines \d+–\d+\]\(\.\.\/.+\/my%20notes%20%5B2026%5D\/cell%20notes\.md#L\d+(-L\d+)?\)\n/);
-    assert.match(md, /\n2\. \[.+, p\. \d+\]\(.+photosynthesis-en\.pdf#page=\d+\)\n/);
+    assert.match(md, /\n2\. \[.+, p\. \d+\]\(.+photosynthesis-en\.pdf#page=\d+&docqa=[^)#\s]+%23[^)#\s]+\)\n/);
     assert.ok(!md.includes('来源'), 'no raw marker is left');
 
     // The same answer again: a second file beside the first, the first untouched.

@@ -1,18 +1,23 @@
 /**
  * OCR under the per-document limits (issue 36 item 5), in the real pool (dist/ingest-worker.js): a scan
  * too long for the time limit is read as far as the limit allows and the rest named as unread (never a
- * complete document), and a page that declares a giant image is not decoded. The worker terminated
- * inside OCR is test/crash/ingest-pool-terminate.test.ts.
+ * complete document), a page that declares a giant image is not decoded, and Tesseract's WebAssembly
+ * memory counts against the worker's memory limit. The worker terminated inside OCR is
+ * test/crash/ingest-pool-terminate.test.ts.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { createIngestPool, type OcrPage } from '../../src/index/ingest/ingest-pool';
+import { preparePdfThread } from '../../src/index/ingest/ingest-worker';
 import { IngestOptions } from '../../src/index/model';
 import { PdfWriter } from '../fixtures/pdf-writer';
-import { longScan } from '../fixtures/scan-pages';
-import { tempDir } from '../helpers';
+import { longScan, scan300dpi } from '../fixtures/scan-pages';
+import { fixture, tempDir } from '../helpers';
+
+// scan300dpi decodes the fixture's scan with pdf.js in this process, as a worker would.
+preparePdfThread();
 
 const WORKER = path.join(__dirname, '..', '..', 'dist', 'ingest-worker.js');
 const identity = { doc_id: 'scan', source_label: 'scans', aliases: [] };
@@ -71,6 +76,44 @@ describe('OCR within the limits', () => {
       assert.match(o.failure.message, /OCR found no text in the images of page 1/);
     } finally {
       await pool.close();
+    }
+  });
+
+  it("Tesseract's WebAssembly memory is within the worker's limit: a scan whose OCR would pass it fails alone as out_of_memory, and the documents beside and after it are read", { timeout: 5 * 60_000 }, async () => {
+    const dir = tempDir('docqa-ocr-memory-');
+    const big = path.join(dir, 'scan-300dpi.pdf');
+    fs.writeFileSync(big, await scan300dpi());
+    // resourceLimits bound V8's heap only. Measured in this worker: pdf.js and tesseract.js hold about
+    // 80 MB of heap, and Tesseract's memory grows from 13 to 41 MB reading this page (29 MB for the 150 dpi
+    // scan). 110 MB (below the setting's 256 MB minimum, given to the pool directly) leaves the heap room
+    // and is passed by the OCR alone.
+    const pool = createIngestPool({ ...IngestOptions.parse({ ocr: true }), max_worker_memory_mb: 110 }, WORKER, 1);
+    const id = (doc_id: string) => ({ doc_id, source_label: 'scans', aliases: [] });
+    try {
+      // The scan and a text PDF together, in the one worker.
+      const [scan, text] = await Promise.all([pool.run(big, id('big')), pool.run(fixture('pdf', 'cell-lecture.pdf'), id('text'))]);
+      assert.equal(scan.ok, false);
+      if (scan.ok !== false) return;
+      assert.equal(scan.failure.code, 'out_of_memory', JSON.stringify(scan.failure));
+      assert.equal(scan.failure.stage, 'parse');
+      assert.match(scan.failure.message, /^OCR ran out of memory: Tesseract's WebAssembly memory would have grown to \d+ MB with \d+ MB of heap in use, more than the 110 MB a worker may use \(the ingest\.max_worker_memory_mb limit\); raise the limit or split the scan$/);
+      assert.equal(text.ok, true, 'the document beside it is read');
+      // The spent engine's worker was replaced: the next scan is read whole, by a fresh engine.
+      const after = await pool.run(fixture('pdf', 'scanned-with-text.pdf'), id('after'));
+      assert.equal(after.ok, true, JSON.stringify(after));
+      if (after.ok !== true) return;
+      assert.equal(after.document.unread_pages, undefined);
+      assert.ok(after.document.blocks.some((b) => b.text.includes('thylakoid')));
+    } finally {
+      await pool.close();
+    }
+    // The same scan under the default limit is read.
+    const roomy = createIngestPool(IngestOptions.parse({ ocr: true }), WORKER, 1);
+    try {
+      const o = await roomy.run(big, id('big'));
+      assert.equal(o.ok, true, JSON.stringify(o));
+    } finally {
+      await roomy.close();
     }
   });
 });

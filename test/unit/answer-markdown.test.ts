@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fileLink, noteFileName, spotLink, turnMarkdown } from '../../src/app/notes/answer-markdown';
+import { parsePdfFragment, pdfFragment } from '../../src/shared/pdf-link';
 import { doneTurn, result } from '../fakes/chat-fixtures';
 
 describe('an answer as Markdown: citations as links to the cited spot', () => {
@@ -12,6 +13,19 @@ describe('an answer as Markdown: citations as links to the cited spot', () => {
     assert.equal(spotLink(lines, '/n'), './c.md#L4');
     assert.equal(spotLink({ ...lines, location: { kind: 'lines', line_start: 4, line_end: 9 } }, '/n'), './c.md#L4-L9');
     assert.equal(spotLink({ ...lines, path: '/n/p.pdf', location: { kind: 'page', page: 3 } as never }, '/n'), './p.pdf#page=3');
+  });
+
+  it("a PDF link names the cited block after the page (docqa=, the ref encoded), which DocQA's page view reads back to highlight it; other viewers read the page", () => {
+    const pdf = { doc_title: 'Leaf', section_path: 'Light', path: '/n/p.pdf', location: { kind: 'page' as const, page: 3 }, ref: 'leaf-1a2b#b7' };
+    const link = spotLink(pdf, '/n');
+    assert.equal(link, './p.pdf#page=3&docqa=leaf-1a2b%23b7');
+    assert.deepEqual(parsePdfFragment(link.split('#').slice(1).join('#')), { page: 3, ref: 'leaf-1a2b#b7' });
+    assert.equal(pdfFragment(3), 'page=3');
+    // What the view takes from a link someone else wrote: the page when it is a page number, a ref only when it is one.
+    assert.deepEqual(parsePdfFragment('page=12&zoom=100'), { page: 12 });
+    assert.deepEqual(parsePdfFragment('#page=0&docqa=nohash'), {});
+    assert.deepEqual(parsePdfFragment('page=x&docqa=%E0%A4%A'), {});
+    assert.deepEqual(parsePdfFragment('nameddest=intro'), {});
   });
 
   it('a Word paragraph, an e-book chapter or a slide links to its file and says where in the link text', () => {

@@ -114,6 +114,72 @@ describe('PDF page view (pdf.js in the webview, under its CSP)', () => {
     await host.page.close();
   });
 
+  it("a block OCR read from a scanned page (no text layer) is highlighted over its lines, from the regions kept with its location, and scrolled into view", { timeout: 120_000 }, async () => {
+    const r = await ingestFile(fixture('pdf', 'scanned-with-text.pdf'), { doc_id: 'd', source_label: 'fixtures', aliases: [] }, { ...DEFAULT_INGEST_OPTIONS, ocr: true });
+    assert.ok(r.ok, 'the scan ingests with OCR on');
+    const scanned = r.document.blocks.filter((b) => b.location.kind === 'page' && b.location.boxes?.length);
+    const english = scanned.find((b) => /thylakoid/.test(b.text));
+    const chinese = scanned.find((b) => /卡尔文/.test(b.text));
+    assert.ok(english && chinese, `both scanned pages have blocks with regions: ${JSON.stringify(r.document.blocks.map((b) => b.location))}`);
+    const boxesOf = (b: Block) => (b.location.kind === 'page' ? b.location.boxes : undefined);
+    assert.equal(boxesOf(r.document.blocks.find((b) => pageOf(b) === 1)!), undefined, 'the page with a text layer keeps no regions');
+    // A short window: the page is taller than the view, so "in view" means something.
+    const host = await PdfHost.open(browser(), { viewport: { width: 560, height: 520 } });
+    await host.send({ ...open('scanned-with-text.pdf', pageOf(english), english.text), boxes: boxesOf(english) });
+    assert.deepEqual(await host.nthShown(1), { type: 'shown', page: 2, page_count: 3, match: 'exact' });
+    /** The regions drawn, and how much of the page's ink (dark canvas pixels) lies under them. */
+    const regions = () =>
+      host.page.evaluate(`(() => {
+        const c = document.querySelector('.page canvas');
+        const cr = c.getBoundingClientRect();
+        const marks = [...document.querySelectorAll('.regions .region')].map((e) => e.getBoundingClientRect());
+        const sx = c.width / cr.width, sy = c.height / cr.height;
+        const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let ink = 0, covered = 0;
+        const inside = marks.map(() => 0);
+        for (let y = 0; y < c.height; y += 2) for (let x = 0; x < c.width; x += 2) {
+          if (px[(y * c.width + x) * 4] >= 128) continue;
+          ink++;
+          const cx = cr.left + x / sx, cy = cr.top + y / sy;
+          let hit = false;
+          marks.forEach((m, i) => { if (cx >= m.left && cx <= m.right && cy >= m.top && cy <= m.bottom) { inside[i]++; hit = true; } });
+          if (hit) covered++;
+        }
+        return {
+          count: marks.length,
+          ink, covered, inside,
+          inView: marks.length > 0 && marks[0].top >= 0 && marks[0].bottom <= innerHeight && marks[0].left >= 0 && marks[0].right <= innerWidth,
+          onPage: marks.every((m) => m.left >= cr.left - 1 && m.right <= cr.right + 1 && m.top >= cr.top - 1 && m.bottom <= cr.bottom + 1),
+          status: document.querySelector('.status').textContent,
+          textSpans: document.querySelectorAll('.textLayer span').length,
+        };
+      })()`) as Promise<{ count: number; ink: number; covered: number; inside: number[]; inView: boolean; onPage: boolean; status: string; textSpans: number }>;
+    const en = await regions();
+    assert.equal(en.textSpans, 0, 'the scanned page has no text layer');
+    assert.equal(en.count, boxesOf(english)!.length, 'a region per line OCR read');
+    assert.ok(en.ink > 500, 'the scan is drawn');
+    // The block is all of the page's text: its regions cover the page's ink, and every one of them lies over words.
+    assert.ok(en.covered / en.ink > 0.95, `${en.covered} of ${en.ink} dark pixels under the highlight`);
+    assert.ok(en.inside.every((n) => n > 20), `ink under every region: ${en.inside.join(', ')}`);
+    assert.equal(en.onPage, true);
+    assert.equal(en.inView, true, 'the first highlighted line is on screen');
+    assert.equal(en.status, 'Page 2: a scanned page; the cited lines, as OCR read them, are highlighted.');
+
+    // The next citation into the same file (the host's goto): the Chinese scan, its regions; paging away drops them.
+    await host.send({ type: 'goto', page: pageOf(chinese), highlight: chinese.text, boxes: boxesOf(chinese) });
+    assert.deepEqual(await host.nthShown(2), { type: 'shown', page: 3, page_count: 3, match: 'exact' });
+    const zh = await regions();
+    assert.equal(zh.count, boxesOf(chinese)!.length);
+    assert.ok(zh.covered / zh.ink > 0.95 && zh.inside.every((n) => n > 20), JSON.stringify(zh));
+    assert.equal(zh.inView, true);
+    await host.page.screenshot({ path: path.join(SHOTS, 'pdf-view-scan.png') });
+    await host.page.keyboard.press('ArrowLeft');
+    assert.equal((await host.nthShown(3)).page, 2);
+    assert.equal((await regions()).count, 0, 'the cited page only');
+    assert.deepEqual(host.clean(), CLEAN);
+    await host.page.close();
+  });
+
   it('pages with the buttons, the page field and the arrow keys; the highlight is on the cited page only; the host turns pages too', async () => {
     const blocks = await blocksOf('cell-lecture.pdf');
     const cited = blocks.find((b) => pageOf(b) === 3)!;

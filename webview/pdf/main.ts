@@ -84,7 +84,7 @@ window.addEventListener('message', (e: MessageEvent) => {
     ui.name.textContent = m.name;
     void viewer.open(m);
   } else {
-    void viewer.goto(m.page, m.highlight);
+    void viewer.goto(m.page, m.highlight, m.boxes);
   }
 });
 // Only now, with the listener in place: the host posts nothing before it.

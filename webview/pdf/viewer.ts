@@ -5,6 +5,7 @@ import type { PDFDocumentLoadingTask, PDFDocumentProxy, RenderTask } from 'pdfjs
 import type { TextItem } from 'pdfjs-dist/types/src/display/api';
 import type { PdfMatchKind } from '../../src/shared/pdf-protocol';
 import { type BlockMatch, matchBlock } from '../../src/shared/pdf-match';
+import { type PageRegion, regionRects } from '../../src/shared/pdf-regions';
 import { s } from './strings';
 
 // pdf.js runs its "worker" in this thread: with the worker module on globalThis it sets up its fake
@@ -25,6 +26,7 @@ export interface OpenRequest {
   data: Uint8Array;
   page: number;
   highlight: string;
+  boxes?: PageRegion[];
   cmap_url: string;
   standard_font_url: string;
 }
@@ -44,7 +46,7 @@ export class PdfViewer {
   private doc: PDFDocumentProxy | null = null;
   private current = 1;
   /** The cited page and block: highlighted whenever that page is shown. */
-  private target = { page: 1, highlight: '' };
+  private target: { page: number; highlight: string; boxes?: PageRegion[] } = { page: 1, highlight: '' };
   /** Each render bumps it; a render that finds it changed stops (the user paged on meanwhile). */
   private seq = 0;
   private renderTask: RenderTask | null = null;
@@ -87,14 +89,14 @@ export class PdfViewer {
       return;
     }
     if (this.task !== task) return;
-    await this.goto(r.page, r.highlight);
+    await this.goto(r.page, r.highlight, r.boxes);
   }
 
-  /** Shows the cited page with its block highlighted. */
-  async goto(page: number, highlight: string): Promise<void> {
+  /** Shows the cited page with its block highlighted: its regions on a scanned page (`boxes`), else its text. */
+  async goto(page: number, highlight: string, boxes?: PageRegion[]): Promise<void> {
     if (!this.doc) return;
     const n = Math.min(Math.max(1, page), this.doc.numPages);
-    this.target = { page: n, highlight };
+    this.target = { page: n, highlight, ...(boxes?.length && n === page ? { boxes } : {}) };
     await this.show(n, n === page ? null : s('clamped', page, this.doc.numPages, n));
   }
 
@@ -159,7 +161,22 @@ export class PdfViewer {
       if (seq !== this.seq) return;
 
       let match: BlockMatch | null = null;
-      if (n === this.target.page && this.target.highlight.trim()) {
+      if (n === this.target.page && this.target.boxes) {
+        // A scanned page: no text layer to find the block in, so its lines' regions (read by OCR) are drawn over the page.
+        const marks = regionRects(this.target.boxes, viewport.scale, { width: viewport.width, height: viewport.height }).map((r) => {
+          const mark = document.createElement('div');
+          mark.className = 'region hl';
+          // CSSOM, not a style attribute: the CSP has no 'unsafe-inline'.
+          Object.assign(mark.style, { left: `${r.left}px`, top: `${r.top}px`, width: `${r.width}px`, height: `${r.height}px` });
+          return mark;
+        });
+        const regions = document.createElement('div');
+        regions.className = 'regions';
+        regions.append(...marks);
+        this.ui.page.append(regions);
+        match = { kind: marks.length ? 'exact' : 'none', items: [] };
+        marks[0]?.scrollIntoView({ block: 'center' });
+      } else if (n === this.target.page && this.target.highlight.trim()) {
         // The TextLayer makes one span per item that has a `str` (marked-content markers make none), in order.
         const items = content.items.filter((it): it is TextItem => 'str' in it).map((it) => ({ str: it.str, eol: it.hasEOL, y: it.transform[5] as number }));
         match = matchBlock(items, this.target.highlight);
@@ -170,7 +187,7 @@ export class PdfViewer {
       } else {
         window.scrollTo({ top: 0 });
       }
-      const words = match ? s(match.kind === 'exact' ? 'exact' : match.kind === 'approximate' ? 'approximate' : 'notFound', n) : s('noHighlight', n, doc.numPages);
+      const words = match ? s(match.kind === 'exact' ? (this.target.boxes ? 'exactScan' : 'exact') : match.kind === 'approximate' ? 'approximate' : 'notFound', n) : s('noHighlight', n, doc.numPages);
       this.status(note ? `${note} ${words}` : words, match?.kind);
       this.onShown({ page: n, page_count: doc.numPages, match: match?.kind ?? null });
     } catch (e) {

@@ -3,11 +3,13 @@ import { pathToFileURL } from 'node:url';
 import type { BlockLocation } from '../../shared/block-location';
 import type { Conversation, ConversationTurn } from '../../shared/conversation';
 import { RELEASE_STATES } from '../../shared/release-states';
+import { pdfFragment } from '../../shared/pdf-link';
 
 /**
  * An answer kept outside DocQA: Markdown whose citations are ordinary links to the cited spot — a text
  * file at its lines (`#L12-L15`, which VS Code's Markdown links and preview open at that line, as GitHub
- * does), a PDF at its page (`#page=3`, the PDF open-parameters form). Links are relative to the folder
+ * does), a PDF at its page (`#page=3`, the PDF open-parameters form, then `&docqa=` and the block's ref:
+ * in VS Code the link opens DocQA's PDF page view at that page with the block highlighted, pdf-link.ts). Links are relative to the folder
  * the note is saved in (so notes and sources can move together), or `file://` URLs when there is no
  * such folder (the clipboard). Pure: the spots come from the caller's block lookup.
  */
@@ -18,6 +20,8 @@ export interface CitedSpot {
   section_path: string;
   path: string;
   location: BlockLocation;
+  /** The cited block's ref (doc_id#block_id): a PDF link carries it for DocQA's page view to highlight. */
+  ref?: string;
 }
 
 export interface NoteOptions {
@@ -42,7 +46,7 @@ export function spotLink(spot: CitedSpot, linkBase: string | null): string {
   const l = spot.location;
   // Lines and PDF pages have URL fragments editors and viewers understand; a paragraph, chapter or slide
   // has none, so the link opens the file and the link text says where (`where`).
-  const at = l.kind === 'lines' ? `#L${l.line_start}${l.line_end > l.line_start ? `-L${l.line_end}` : ''}` : l.kind === 'page' ? `#page=${l.page}` : '';
+  const at = l.kind === 'lines' ? `#L${l.line_start}${l.line_end > l.line_start ? `-L${l.line_end}` : ''}` : l.kind === 'page' ? `#${pdfFragment(l.page, spot.ref)}` : '';
   return `${fileLink(spot.path, linkBase)}${at}`;
 }
 

@@ -20,7 +20,7 @@ export async function citedSpots(c: Conversation, turnId: string | null, lookup:
     for (const cite of t.result?.citations ?? []) {
       if (spots.has(cite.ref)) continue;
       const b = await lookup({ doc_id: cite.doc_id, block_id: cite.block_id, ...(t.snapshot_id ? { snapshot_id: t.snapshot_id } : {}) });
-      spots.set(cite.ref, b.found ? { doc_title: b.doc_title, section_path: b.section_path, path: b.path, location: b.location } : null);
+      spots.set(cite.ref, b.found ? { doc_title: b.doc_title, section_path: b.section_path, path: b.path, location: b.location, ref: cite.ref } : null);
     }
   }
   return spots;

@@ -1,4 +1,4 @@
-import type { BlockLocation } from '../../shared/block-location';
+import { type BlockLocation, MAX_PAGE_REGIONS } from '../../shared/block-location';
 import type { ChunkingParams } from '../model';
 import type { Unit } from './parsed-document';
 import { isLinkList } from './link-list';
@@ -239,6 +239,8 @@ function sameSpan(a: BlockLocation, b: BlockLocation): boolean {
 
 function mergeLocation(a: BlockLocation, b: BlockLocation): BlockLocation {
   if (a.kind === 'lines' && b.kind === 'lines') return { kind: 'lines', line_start: a.line_start, line_end: b.line_end };
+  // Paragraphs of one scanned page merged: the block's regions are both's (capped as the schema caps them).
+  if (a.kind === 'page' && b.kind === 'page' && (a.boxes || b.boxes)) return { ...a, boxes: [...(a.boxes ?? []), ...(b.boxes ?? [])].slice(0, MAX_PAGE_REGIONS) };
   if ((a.kind === 'paragraphs' || a.kind === 'chapter' || a.kind === 'slide') && b.kind === a.kind) return { ...a, last: b.last };
   return a;
 }

@@ -41,6 +41,8 @@ export type WorkerResponse =
   /** Job `id` begins the OCR of a scanned page (ingest.ocr on): progress, a page at a time. */
   | { ocr: OcrPage & { id: number } }
   | { ready: true }
+  /** The worker's OCR engine ran out of memory and is spent: replace the worker once its jobs are answered. */
+  | { retire: true }
   /** The worker is starting pdf.js for its first PDF (`warming: true`) or has (`false`): see WARM_UP_LIMIT_MS. */
   | { warming: boolean };
 
@@ -85,6 +87,8 @@ interface Slot {
   ready: boolean;
   /** Starting pdf.js for its first PDF: the documents' time limits wait, the warm-up has its own. */
   warming: NodeJS.Timeout | null;
+  /** Asked to be replaced (its OCR is spent): no new jobs; replaced when its last one is answered. */
+  retiring: boolean;
 }
 
 /**
@@ -239,7 +243,7 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
   };
 
   const spawn = (): Slot => {
-    const slot: Slot = { worker: startWorker(workerScript, { workerData: { options } satisfies WorkerSetup, resourceLimits: { maxOldGenerationSizeMb: options.max_worker_memory_mb } }), busy: 0, retired: false, ready: false, warming: null };
+    const slot: Slot = { worker: startWorker(workerScript, { workerData: { options } satisfies WorkerSetup, resourceLimits: { maxOldGenerationSizeMb: options.max_worker_memory_mb } }), busy: 0, retired: false, ready: false, warming: null, retiring: false };
     slot.worker.on('message', (msg: WorkerResponse) => {
       if (slot.retired) return;
       if ('log' in msg) return onLog?.(msg.log);
@@ -250,6 +254,11 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
         return first ? begin(first[0]) : undefined;
       }
       if ('warming' in msg) return warming(slot, msg.warming);
+      if ('retire' in msg) {
+        slot.retiring = true;
+        if (slot.busy === 0) retire(slot);
+        return;
+      }
       if ('started' in msg) return begin(msg.started);
       if ('ocr' in msg) return pending.get(msg.ocr.id)?.job.onOcrPage?.({ index: msg.ocr.index, count: msg.ocr.count, page: msg.ocr.page });
       const p = pending.get(msg.id);
@@ -267,12 +276,13 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
   function release(slot: Slot, weight: number): void {
     slot.busy = Math.max(0, slot.busy - weight);
     if (slot.busy === 0) slot.worker.unref();
+    if (slot.busy === 0 && slot.retiring && !slot.retired) retire(slot);
     pump();
   }
   /** The least busy worker with room for `weight` jobs, if any. */
   function freeSlot(weight: number): Slot | undefined {
     let best: Slot | undefined;
-    for (const s of slots) if (s.busy + weight <= JOBS_PER_WORKER && (!best || s.busy < best.busy)) best = s;
+    for (const s of slots) if (!s.retiring && s.busy + weight <= JOBS_PER_WORKER && (!best || s.busy < best.busy)) best = s;
     return best;
   }
   function enqueue(job: Job): void {

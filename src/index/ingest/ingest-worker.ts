@@ -8,12 +8,13 @@ import CSSMatrix from '@thednp/dommatrix';
 import { format } from 'node:util';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { importPdfJs, providePdfJs } from '../parse/pdf-runtime';
-import { importOcr, provideOcr, resolveOcrAssets } from '../parse/ocr-runtime';
+import { importOcr, type OcrEngine, OcrMemoryError, provideOcr, resolveOcrAssets } from '../parse/ocr-runtime';
 import { startOcrEngine } from '../parse/ocr-engine';
 import { warmUpPdfJs } from '../parse/pdf';
 import { parserFor } from '../parse/registry';
 import { ingestFile } from './ingest-file';
 import { type RenderRequest, type RenderResponse, renderFile } from './render-file';
+import { limitWasmMemory, takeWasmRefusal } from './wasm-memory-limit';
 import type { OcrPage, WorkerLog, WorkerRequest, WorkerResponse, WorkerSetup } from './ingest-pool';
 
 /**
@@ -22,18 +23,26 @@ import type { OcrPage, WorkerLog, WorkerRequest, WorkerResponse, WorkerSetup } f
  * ("Warning: Cannot polyfill …", for rendering we never use) held back. A worker calls it at start; a
  * test process that parses PDFs itself may call it too (it is that process's own state).
  */
-export function preparePdfThread(warming?: (on: boolean) => void): void {
+export function preparePdfThread(warming?: (on: boolean) => void, onOcrSpent?: () => void): void {
   withoutZlibStreams();
   // OCR (tesseract.js's worker script and Tesseract's WebAssembly) starts on the first scanned page; its
   // start is the worker's, not the document's (`warming`, as for pdf.js below).
-  provideOcr(async () => {
+  const start = async () => {
     warming?.(true);
     try {
-      return await startOcrEngine(await importOcr(), resolveOcrAssets());
+      return withinMemory(await startOcrEngine(await importOcr(), resolveOcrAssets()), spent);
+    } catch (err) {
+      throw overMemory(err) ?? err;
     } finally {
       warming?.(false);
     }
-  });
+  };
+  /** Tesseract stopped for memory is no engine any more: this thread's OCR is refused from now on, and the pool told to replace the worker. */
+  const spent = (err: OcrMemoryError) => {
+    provideOcr(() => Promise.reject(new Error(`OCR stopped in this worker: ${err.message}`)));
+    onOcrSpent?.();
+  };
+  provideOcr(start);
   providePdfJs(async () => {
     const g = globalThis as Record<string, unknown>;
     g.DOMMatrix ??= CSSMatrix;
@@ -54,6 +63,38 @@ export function preparePdfThread(warming?: (on: boolean) => void): void {
       console.warn = warn;
     }
   });
+}
+
+/** The OCR memory error for `err`, when a WebAssembly growth was refused meanwhile (wasm-memory-limit.ts). */
+function overMemory(err: unknown): OcrMemoryError | null {
+  const r = takeWasmRefusal();
+  if (!r) return null;
+  return new OcrMemoryError(
+    `OCR ran out of memory: Tesseract's WebAssembly memory would have grown to ${r.wasmMb} MB with ${r.heapMb} MB of heap in use, more than the ${r.limitMb} MB a worker may use (the ingest.max_worker_memory_mb limit); raise the limit or split the scan`,
+    { cause: err },
+  );
+}
+
+/** The engine, whose page fails as out of memory when Tesseract asked for more than the limit while reading it (even if it then went on). */
+function withinMemory(engine: OcrEngine, spent: (err: OcrMemoryError) => void): OcrEngine {
+  return {
+    async recognize(image) {
+      let out: string;
+      try {
+        out = await engine.recognize(image);
+      } catch (err) {
+        const over = overMemory(err);
+        if (over) spent(over);
+        throw over ?? err;
+      }
+      const over = overMemory(null);
+      if (over) {
+        spent(over);
+        throw over;
+      }
+      return out;
+    },
+  };
 }
 
 /**
@@ -85,8 +126,13 @@ if (port) {
   console.warn = forward('warn');
   console.error = forward('error');
   console.debug = forward('debug');
-  preparePdfThread((on) => port.postMessage({ warming: on } satisfies WorkerResponse));
   const { options } = workerData as WorkerSetup;
+  // WebAssembly (Tesseract's) counts against the worker's memory limit as the heap does.
+  limitWasmMemory(options.max_worker_memory_mb);
+  preparePdfThread(
+    (on) => port.postMessage({ warming: on } satisfies WorkerResponse),
+    () => port.postMessage({ retire: true } satisfies WorkerResponse),
+  );
   /** Jobs begun and not answered yet. */
   let running = 0;
   /** pdf.js started and run once, before this worker's first PDF; the pool stops that PDF's clock meanwhile. */

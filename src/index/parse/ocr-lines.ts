@@ -1,3 +1,4 @@
+import type { PageRegion } from '../../shared/block-location';
 import { isCjk, type Line } from './pdf-lines';
 
 /** Where an image read by OCR sits on its page: its box in points, y down from the page's top (pdf-images.ts). */
@@ -21,7 +22,9 @@ interface TsvWord {
   line: string;
   text: string;
   conf: number;
+  left: number;
   top: number;
+  width: number;
   height: number;
 }
 
@@ -33,7 +36,7 @@ function tsvWords(tsv: string): TsvWord[] {
     if (f[0] !== '5' || f.length < 12) continue;
     const text = f.slice(11).join('\t').trim();
     if (!text) continue;
-    words.push({ line: `${f[2]}.${f[3]}.${f[4]}`, text, conf: Number(f[10]), top: Number(f[7]), height: Number(f[9]) });
+    words.push({ line: `${f[2]}.${f[3]}.${f[4]}`, text, conf: Number(f[10]), left: Number(f[6]), top: Number(f[7]), width: Number(f[8]), height: Number(f[9]) });
   }
   return words;
 }
@@ -48,11 +51,30 @@ export function joinWords(words: readonly string[]): string {
   return out;
 }
 
+/** Points to a tenth: what a highlight needs, and the same number on every run. */
+const tenth = (n: number) => Math.round(n * 10) / 10;
+
+/**
+ * A line's words' box on the page: from the image's pixels (y down) to points of the page as shown
+ * (pdf-images.ts places the image there, upright), left, top, right, bottom.
+ */
+export function lineRegion(words: ReadonlyArray<Pick<TsvWord, 'left' | 'top' | 'width' | 'height'>>, place: ImagePlace): PageRegion {
+  const sx = place.width / place.pixelsWide;
+  const sy = place.height / place.pixelsHigh;
+  const left = Math.min(...words.map((w) => w.left));
+  const top = Math.min(...words.map((w) => w.top));
+  const right = Math.max(...words.map((w) => w.left + w.width));
+  const bottom = Math.max(...words.map((w) => w.top + w.height));
+  return [tenth(place.left + left * sx), tenth(place.top + top * sy), tenth(place.left + right * sx), tenth(place.top + bottom * sy)];
+}
+
 /**
  * The lines OCR read from one image, as the PDF parser's lines (pdf-lines.ts): their text, the y of
  * their baseline in the page's own coordinates (up from the bottom, `pageTop` being the page box's top)
  * and their height in points as the type size, so the rest of the parser (paragraphs, headings by size,
- * running lines) treats a scanned page as it treats a page of text. Noise lines are left out.
+ * running lines) treats a scanned page as it treats a page of text; and their box on the page, which
+ * the PDF page view highlights (a scan has no text layer to find a block's text in). Noise lines are
+ * left out.
  */
 export function ocrLines(tsv: string, place: ImagePlace, pageTop: number): Line[] {
   const byLine = new Map<string, TsvWord[]>();
@@ -74,7 +96,7 @@ export function ocrLines(tsv: string, place: ImagePlace, pageTop: number): Line[
     // The median word's height is the type's: a line's box also spans its descenders and any stray mark.
     const heights = words.map((w) => w.height).sort((a, b) => a - b);
     const size = heights[Math.floor(heights.length / 2)]! * scale;
-    lines.push({ text, y: pageTop - (place.top + bottom * scale), size: Math.round(size * 10) / 10 });
+    lines.push({ text, y: pageTop - (place.top + bottom * scale), size: Math.round(size * 10) / 10, box: lineRegion(words, place) });
   }
   return lines;
 }

@@ -39,6 +39,15 @@ export interface OcrEngine {
   recognize(image: Uint8Array): Promise<string>;
 }
 
+/**
+ * OCR needed more memory than the worker may use (ingest.max_worker_memory_mb; see
+ * wasm-memory-limit.ts): the document's failure, `out_of_memory`. The engine is spent after it (Tesseract
+ * stopped mid-page): its worker is replaced once its jobs are done.
+ */
+export class OcrMemoryError extends Error {
+  override readonly name = 'OcrMemoryError';
+}
+
 let provider: (() => Promise<OcrEngine>) | null = null;
 let starting: Promise<OcrEngine> | null = null;
 

@@ -1,4 +1,5 @@
 import { BULLET_GLYPH } from '../blocks/sentences';
+import type { PageRegion } from '../../shared/block-location';
 
 /** PDF text as lines and paragraphs: reading order, wrapped and hyphenated lines joined, page numbers and running headers dropped. */
 export interface TextItem {
@@ -13,6 +14,8 @@ export interface Line {
   text: string;
   y: number;
   size: number;
+  /** Where OCR read the line on the page (ocr-lines.ts); absent for a line of the text layer. */
+  box?: PageRegion;
 }
 
 export const CJK = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]/u;
@@ -77,6 +80,8 @@ export interface Paragraph {
   page: number;
   first: number;
   text: string;
+  /** Its lines' regions on the page, when OCR read them. */
+  boxes?: PageRegion[];
 }
 
 /** Page numbers standing alone are running furniture, not content. */
@@ -112,6 +117,7 @@ export function toParagraphs(lines: readonly Line[], page: number, breaks: Reado
     } else {
       cur!.text = joinWrapped(cur!.text, line.text);
     }
+    if (line.box) (cur!.boxes ??= []).push(line.box);
   });
   return out.filter((p) => !PAGE_NUMBER.test(p.text));
 }

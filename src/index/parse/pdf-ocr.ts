@@ -1,7 +1,8 @@
 import type { UnreadPage } from '../../shared/document';
 import { pgm, shrink } from './gray-image';
 import { ocrLines } from './ocr-lines';
-import { loadOcr } from './ocr-runtime';
+import { IngestError } from '../../common/errors';
+import { loadOcr, OcrMemoryError } from './ocr-runtime';
 import type { PdfDoc } from './pdf-headings';
 import { pageImages } from './pdf-images';
 import type { Line } from './pdf-lines';
@@ -34,6 +35,9 @@ export interface OcrResult {
   unread: UnreadPage[];
 }
 
+/** OCR over the worker's memory limit: the whole document fails (a page half read is no page), as any parse over it does. */
+const memoryFailure = (err: OcrMemoryError) => new IngestError('parse', 'out_of_memory', err.message, { cause: err });
+
 const message = (err: unknown) => (err as { message?: string } | null)?.message ?? String(err);
 
 /**
@@ -52,6 +56,7 @@ export async function ocrPages(doc: PdfDoc, pdfjs: Awaited<ReturnType<typeof loa
   try {
     engine = await loadOcr();
   } catch (err) {
+    if (err instanceof OcrMemoryError) throw memoryFailure(err);
     // Never the document's fault: its text pages are still indexed, the scanned ones named with why.
     out.unread.push(...pages.map((page) => ({ page, code: 'no_text' as const, reason: `OCR could not start: ${message(err)}`, image_only: true as const })));
     return out;
@@ -79,6 +84,7 @@ export async function ocrPages(doc: PdfDoc, pdfjs: Awaited<ReturnType<typeof loa
       // Top to bottom over all the page's images (a page pasted from two scans).
       out.lines.set(n, lines.map((l, k) => ({ l, k })).sort((a, b) => b.l.y - a.l.y || a.k - b.k).map((x) => x.l));
     } catch (err) {
+      if (err instanceof OcrMemoryError) throw memoryFailure(err);
       out.unread.push({ page: n, code: 'corrupt', reason: `OCR could not read its image: ${message(err)}`, image_only: true });
     } finally {
       page.cleanup();

@@ -4,7 +4,7 @@ import { PREAMBLE_TITLE } from '../blocks/parsed-document';
 import type { DocumentParser } from './parser';
 import { anchorEntries, type FlatEntry, flattenOutline, headingsBySize, type OutlineNode, type PdfDoc, sectionFor } from './pdf-headings';
 import { withoutAttachmentEncryption } from './pdf-encryption';
-import { dropRunningLines, toParagraphs } from './pdf-lines';
+import { dropRunningLines, type Paragraph, toParagraphs } from './pdf-lines';
 import { imageXObjects, type PdfPageRead, readPdfPage } from './pdf-page-read';
 import { judgePages, needsOcrPages, noTextFailure, unreadPages } from './pdf-pages';
 import { loadPdfJs, resolvePdfAssets } from './pdf-runtime';
@@ -143,7 +143,7 @@ export const pdfParser: DocumentParser = {
       const breaks = pages.map(() => new Set<number>());
       for (const e of entries) if (e.page !== null) breaks[e.page - 1]!.add(e.line);
       // A page's form field values and annotation text follow its text, a paragraph each, in its last section.
-      const paragraphs = pages.flatMap((lines, i) => [...toParagraphs(lines, i + 1, breaks[i]!), ...extras[i]!.map((text) => ({ page: i + 1, first: lines.length, text }))]);
+      const paragraphs: Paragraph[] = pages.flatMap((lines, i) => [...toParagraphs(lines, i + 1, breaks[i]!), ...extras[i]!.map((text) => ({ page: i + 1, first: lines.length, text }))]);
       if (paragraphs.length === 0) {
         const numbered = pages.flatMap((lines, i) => (lines.length > 0 ? [i + 1] : []));
         throw noText(numbered);
@@ -176,7 +176,8 @@ export const pdfParser: DocumentParser = {
         } else if (preamble === 0) {
           s++;
         }
-        units.push({ section: s, kind: 'prose', text: p.text, location: { kind: 'page', page: p.page } });
+        // A scanned page has no text layer for the view to find the block in: the lines' regions go with it.
+        units.push({ section: s, kind: 'prose', text: p.text, location: { kind: 'page', page: p.page, ...(p.boxes?.length ? { boxes: p.boxes } : {}) } });
       }
       const info = ((await doc.getMetadata().catch(() => null))?.info ?? {}) as { Title?: unknown };
       const metaTitle = typeof info.Title === 'string' ? info.Title.trim() : '';

@@ -1,6 +1,6 @@
 import { StoreError } from '../../common/errors';
 import type { Block } from '../../shared/document';
-import type { BlockLocation } from '../../shared/block-location';
+import { type BlockLocation, MAX_PAGE_REGIONS, type PageRegion } from '../../shared/block-location';
 import { PackedTerms, packTerms } from '../search/term-table';
 import type { Typed } from './binary-pack';
 
@@ -10,6 +10,12 @@ import type { Typed } from './binary-pack';
  * (a kind and three numbers: LOCATION_KINDS) and where its text ends in `text.bin`; block ids as one
  * table of UTF-16 code units. Loading makes no JSON of a million blocks: the columns are views on one
  * read, and each block's text stays UTF-8 in `text.bin`'s bytes until something reads it.
+ *
+ * A page location's regions (its lines read by OCR on a scan: PageLocation's `boxes`) are two more
+ * columns, written only when some block has them: `boxStarts` (u32, where each block's regions start,
+ * one more than the blocks) and `boxes` (f32, four numbers a region, to the tenth of a point as the
+ * parser rounds them). A pack without them (written before DocQA kept the regions, or with no scanned
+ * page) reads as blocks without regions; a DocQA from before them reads the pack and ignores them.
  */
 
 /** A location's kind as stored (locKind), its position in this list; each kind's numbers as locA/locB/locC. */
@@ -61,6 +67,9 @@ export class BlockTableBuilder {
   private readonly idStarts: Uint32Array;
   private readonly ids: Chars;
   private readonly sections = new Map<string, number>();
+  /** Each block's regions' first number in `regions` (grown only once a block has some). */
+  private readonly boxStarts: Uint32Array;
+  private regions: number[] = [];
 
   constructor(readonly capacity: number) {
     this.blockIndex = new Uint32Array(capacity);
@@ -73,6 +82,7 @@ export class BlockTableBuilder {
     this.textEnds = new Float64Array(capacity);
     this.idStarts = new Uint32Array(capacity + 1);
     this.ids = new Chars(capacity * 10);
+    this.boxStarts = new Uint32Array(capacity + 1);
   }
 
   /** One block; `textEnd` is the byte offset in text.bin just past its text. */
@@ -89,6 +99,8 @@ export class BlockTableBuilder {
     this.textEnds[i] = textEnd;
     this.ids.push(b.block_id);
     this.idStarts[i + 1] = this.ids.length;
+    if (b.location.kind === 'page' && b.location.boxes) for (const r of b.location.boxes) this.regions.push(...r);
+    this.boxStarts[i + 1] = this.regions.length / 4;
   }
 
   /** The pack's arrays (views on the builder's columns, trimmed to the blocks added). */
@@ -108,6 +120,7 @@ export class BlockTableBuilder {
       idChars: this.ids.units.subarray(0, this.ids.length),
       sectionStarts: table.starts,
       sectionChars: table.chars,
+      ...(this.regions.length ? { boxStarts: this.boxStarts.subarray(0, n + 1), boxes: Float32Array.from(this.regions) } : {}),
     };
   }
 }
@@ -125,6 +138,9 @@ export interface BlockTable {
   readonly textEnds: Float64Array;
   readonly ids: PackedTerms;
   readonly sections: PackedTerms;
+  /** Page regions (see above), when the pack has them. */
+  readonly boxStarts?: Uint32Array;
+  readonly boxes?: Float32Array;
 }
 
 /** Checks a million blocks in a few slices (`tick` gives the event loop back between them). */
@@ -172,7 +188,19 @@ export async function readBlockTable(arrays: Record<string, Typed>, file: string
     if (k >= LOCATION_KINDS.length || locA[i]! < 1 || ((k === 0 || k >= 2) && locB[i]! < 1) || (k >= 3 && locC[i]! < 1)) throw new StoreError('store_corrupt', `${file}: block ${i} has no valid location`);
     if ((i & 0xffff) === 0xffff) await tick();
   }
-  return { count: blocks, blockIndex: u32('blockIndex', blocks), tokens: u32('tokens', blocks), section, locKind, locA, locB, locC, textEnds, ids, sections };
+  return { count: blocks, blockIndex: u32('blockIndex', blocks), tokens: u32('tokens', blocks), section, locKind, locA, locB, locC, textEnds, ids, sections, ...readRegions(arrays, file, blocks) };
+}
+
+/** The page-region columns, checked (ascending starts within the boxes), or none when the pack has none. */
+function readRegions(arrays: Record<string, Typed>, file: string, blocks: number): { boxStarts?: Uint32Array; boxes?: Float32Array } {
+  const { boxStarts, boxes } = arrays;
+  if (boxStarts === undefined && boxes === undefined) return {};
+  if (!(boxStarts instanceof Uint32Array) || boxStarts.length !== blocks + 1 || !(boxes instanceof Float32Array) || boxes.length % 4 !== 0) throw new StoreError('store_corrupt', `${file}: boxStarts or boxes is missing or of the wrong length`);
+  for (let i = 0; i < blocks; i++) {
+    if (boxStarts[i]! > boxStarts[i + 1]! || boxStarts[i + 1]! - boxStarts[i]! > MAX_PAGE_REGIONS) throw new StoreError('store_corrupt', `${file}: block ${i} has no valid page regions`);
+  }
+  if (boxStarts[0] !== 0 || boxStarts[blocks]! * 4 !== boxes.length) throw new StoreError('store_corrupt', `${file}: page regions do not add up`);
+  return { boxStarts, boxes };
 }
 
 /**
@@ -272,8 +300,14 @@ export function blockLocation(t: BlockTable, i: number): BlockLocation {
   switch (LOCATION_KINDS[t.locKind[i]!]!) {
     case 'lines':
       return { kind: 'lines', line_start: a, line_end: b };
-    case 'page':
-      return { kind: 'page', page: a };
+    case 'page': {
+      const from = t.boxStarts?.[i] ?? 0;
+      const to = t.boxStarts?.[i + 1] ?? 0;
+      if (to === from) return { kind: 'page', page: a };
+      // f32 back to the tenths the parser wrote, so a block reads back as it was made.
+      const n = (k: number) => Math.round(t.boxes![k]! * 10) / 10;
+      return { kind: 'page', page: a, boxes: Array.from({ length: to - from }, (_, r): PageRegion => [n(4 * (from + r)), n(4 * (from + r) + 1), n(4 * (from + r) + 2), n(4 * (from + r) + 3)]) };
+    }
     case 'paragraphs':
       return { kind: 'paragraphs', first: a, last: b };
     case 'chapter':

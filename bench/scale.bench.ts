@@ -3,7 +3,6 @@ import { build } from 'esbuild';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { DataDir } from '../src/common/data-dir';
 import { createIngestPool } from '../src/index/ingest/ingest-pool';
 import { DEFAULT_INGEST_OPTIONS } from '../src/index/model';
@@ -51,7 +50,7 @@ async function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
 
 /**
  * A build as a user runs it: `docqa index --yes --json` (the bundled CLI, which makes its own ingestion
- * pool), wall time from start to exit, and the process's peak resident memory (bench/peak-rss.mjs).
+ * pool), wall time from start to exit, and the process's peak resident memory (bench/peak-rss.cjs).
  */
 async function cliBuild(store: string, baseURL: string): Promise<BuildResult> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-scale-build-'));
@@ -59,7 +58,7 @@ async function cliBuild(store: string, baseURL: string): Promise<BuildResult> {
     const peak = path.join(work, 'peak');
     const env = { PATH: process.env.PATH ?? '', HOME: work, DOCQA_HOME: store, DOCQA_EMBEDDING_BASE_URL: baseURL, DOCQA_EMBEDDING_MODEL: MODEL, DOCQA_EMBEDDING_DIMENSIONS: String(DIMS), DOCQA_EMBEDDING_API_KEY: 'bench', DOCQA_KEEP_SNAPSHOTS: '1', DOCQA_BENCH_PEAK_RSS_FILE: peak };
     const t = performance.now();
-    const out = await run(['--import', pathToFileURL(path.join(__dirname, 'peak-rss.mjs')).href, path.join(__dirname, '..', 'dist', 'cli.js'), 'index', '--yes', '--json'], env);
+    const out = await run(['--require', path.join(__dirname, 'peak-rss.cjs'), path.join(__dirname, '..', 'dist', 'cli.js'), 'index', '--yes', '--json'], env);
     const ms = performance.now() - t;
     const r = JSON.parse(out) as { snapshot_id: string; state: string; blocks: number; documents: number; embedded_blocks: number; durations_ms: Record<string, number> };
     if (r.state !== 'ready') throw new Error(`the build ended ${r.state}`);

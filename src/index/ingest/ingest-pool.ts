@@ -52,7 +52,10 @@ export type WorkerResponse =
  * thread (the extension host) free.
  */
 export interface IngestPool {
+  /** Workers it may run at once. */
   readonly size: number;
+  /** Workers started so far (they start as jobs arrive: at most `size`, no more than the work needed). */
+  readonly started: number;
   run(path: string, identity: FileIdentity, signal?: AbortSignal, knownHash?: string, onOcrPage?: (p: OcrPage) => void): Promise<ScanOutcome>;
   close(): Promise<void>;
 }
@@ -72,6 +75,7 @@ export function defaultPoolSize(): number {
 function inProcessPool(options: IngestOptions): IngestPool {
   return {
     size: 1,
+    started: 0,
     run: (p, identity, signal, knownHash, onOcrPage) => ingestFile(p, identity, options, { signal, knownHash, ...(onOcrPage ? { onOcrPage } : {}) }),
     close: async () => undefined,
   };
@@ -128,8 +132,9 @@ interface Pending {
 const parseFailure = (path: string, code: 'internal' | 'too_slow' | 'out_of_memory', message: string): ScanOutcome => ({ ok: false, failure: { path, stage: 'parse', code, message } });
 
 /**
- * A fixed set of workers; callers queue. Each document has a time limit (options.max_document_ms, from
- * when its worker begins it) and each worker a heap limit (options.max_worker_memory_mb). A job over its
+ * Up to `size` workers, started as the work needs them (one file starts one worker: a one-book build
+ * paid for starting every worker of the pool); callers queue. Each document has a time limit
+ * (options.max_document_ms, from when its worker begins it) and each worker a heap limit (options.max_worker_memory_mb). A job over its
  * time fails `too_slow` and its worker is terminated and replaced; a worker that dies (out of memory, a
  * crash) fails the job that killed it and is replaced. Jobs that merely shared the worker are sent
  * again, so one hostile file fails only itself; the batch goes on. Terminating a worker at any moment is
@@ -270,7 +275,6 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
     slot.worker.unref();
     return slot;
   };
-  for (let i = 0; i < size; i++) slots.push(spawn());
 
   // An idle worker must not keep the process alive; a busy one must, or a CLI run would end mid-job.
   function release(slot: Slot, weight: number): void {
@@ -288,11 +292,12 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
   function enqueue(job: Job): void {
     queue.push(job);
   }
-  /** Sends queued jobs, in order, while workers have room. */
+  /** Sends queued jobs, in order, while workers have room; a job that finds every worker busy starts another, up to `size`. */
   function pump(): void {
     while (head < queue.length && !closed) {
       const job = queue[head]!;
       const weight = job.alone ? JOBS_PER_WORKER : 1;
+      if (slots.length < size && !slots.some((s) => s.busy === 0)) slots.push(spawn());
       const slot = freeSlot(weight);
       if (!slot) break;
       queue[head++] = undefined as unknown as Job;
@@ -317,6 +322,9 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
 
   return {
     size,
+    get started() {
+      return slots.length;
+    },
     async run(p, identity, signal, knownHash, onOcrPage) {
       signal?.throwIfAborted();
       if (closed) throw new Error('ingestion pool closed');

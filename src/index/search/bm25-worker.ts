@@ -2,7 +2,8 @@
  * Worker-thread entry: builds a keyword index off the main thread (the extension host must not stall on
  * tokenising and sorting a large collection). Bundled as dist/bm25-worker.js. Texts arrive in slices
  * (no single large clone on the sending thread) and are indexed as they come (not kept); the index goes
- * back with its arrays transferred.
+ * back with its arrays transferred. One worker serves a whole build, batch after batch: each `build`
+ * answers and starts a fresh index for the next.
  */
 import { isMainThread, parentPort } from 'node:worker_threads';
 import { Bm25Builder } from './bm25-build';
@@ -11,7 +12,7 @@ import type { Bm25WorkerRequest, Bm25WorkerResponse } from './bm25-off-thread';
 
 const port = isMainThread ? null : parentPort;
 if (port) {
-  const builder = new Bm25Builder();
+  let builder = new Bm25Builder();
   let failure: string | null = null;
   port.on('message', (m: Bm25WorkerRequest) => {
     if (m.type === 'slice') {
@@ -22,9 +23,13 @@ if (port) {
       }
       return;
     }
+    const done = builder;
+    const failed = failure;
+    builder = new Bm25Builder();
+    failure = null;
     try {
-      if (failure !== null) throw new Error(failure);
-      const d = builder.finish();
+      if (failed !== null) throw new Error(failed);
+      const d = done.finish();
       const { chars, starts } = packTerms(d.terms);
       const reply: Bm25WorkerResponse = { type: 'built', chars, starts, offsets: d.offsets, blocks: d.blocks, tfs: d.tfs, headTfs: d.headTfs, docLengths: d.docLengths, headLengths: d.headLengths };
       port.postMessage(reply, [chars.buffer, starts.buffer, d.offsets.buffer, d.blocks.buffer, d.tfs.buffer, d.headTfs.buffer, d.docLengths.buffer, d.headLengths.buffer] as ArrayBuffer[]);

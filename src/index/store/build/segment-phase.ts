@@ -3,7 +3,7 @@ import { Slicer } from '../../../common/slicer';
 import type { ReusedFile } from '../../ingest/ingest-sources';
 import type { Document } from '../../../shared/document';
 import { type Bm25Data, keywordFields } from '../../search/bm25-build';
-import { buildBm25OffThread } from '../../search/bm25-off-thread';
+import { Bm25OffThread } from '../../search/bm25-off-thread';
 import { SegmentWriter } from '../segment-writer';
 import type { ManifestDocument } from '../snapshot-manifest';
 import type { StagedFolder } from '../staged-folder';
@@ -141,9 +141,11 @@ export async function writeNewSegment(input: SegmentPhaseInput): Promise<Segment
     durations.write += performance.now() - t;
     return { kept, matrix, bm25: null };
   };
+  // One keyword-index worker for every batch of the segment.
+  const indexer = new Bm25OffThread();
   const startIndex = (r: Ready) => {
     const { texts, headings } = keywordFields(r.kept);
-    r.bm25 = buildBm25OffThread(texts, headings, input.signal);
+    r.bm25 = indexer.build(texts, headings, input.signal);
     // Settled here too: a batch whose index is never awaited (an error in the next) must not reject unseen.
     r.bm25.catch(() => undefined);
   };
@@ -178,6 +180,7 @@ export async function writeNewSegment(input: SegmentPhaseInput): Promise<Segment
     await writer?.abort();
     throw err;
   } finally {
+    await indexer.close();
     await input.spool.dispose();
     input.staged.untrack(input.spool.file);
   }

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { buildBm25 } from '../../src/index/search/bm25-build';
+import { Bm25OffThread } from '../../src/index/search/bm25-off-thread';
+import { PackedTerms } from '../../src/index/search/term-table';
+
+const batch = (k: number, n: number) => {
+  const texts = Array.from({ length: n }, (_, i) => `batch ${k} block ${i} about topic${(i + k) % 17} 细胞膜${i % 7}`);
+  const heads = texts.map((_, i) => `Chapter ${(i + k) % 13} > topic${i % 5}`);
+  return { texts, heads };
+};
+
+describe('one keyword-index worker for every batch of a build', () => {
+  it('builds batch after batch in one worker, each the same as built here (nothing of one batch in the next)', async () => {
+    const indexer = new Bm25OffThread();
+    try {
+      for (const [k, n] of [[0, 1200], [1, 300], [2, 2500]] as const) {
+        const { texts, heads } = batch(k, n);
+        const off = await indexer.build(texts, heads);
+        const here = buildBm25(texts, heads);
+        assert.ok(off.terms instanceof PackedTerms, 'built in the worker');
+        assert.deepEqual(Array.from({ length: off.terms.length }, (_, i) => off.terms.at(i)), here.terms, `batch ${k}`);
+        assert.deepEqual({ ...off, terms: null }, { ...here, terms: null }, `batch ${k}`);
+      }
+    } finally {
+      await indexer.close();
+    }
+  });
+
+  it('a cancelled batch ends its worker; the next batch gets a fresh one and the right index', async () => {
+    const indexer = new Bm25OffThread();
+    try {
+      const { texts, heads } = batch(0, 2500);
+      const ac = new AbortController();
+      const cancelled = indexer.build(texts, heads, ac.signal);
+      ac.abort();
+      await assert.rejects(cancelled, { name: 'AbortError' });
+      const next = batch(1, 400);
+      const off = await indexer.build(next.texts, next.heads);
+      assert.deepEqual({ ...off, terms: null }, { ...buildBm25(next.texts, next.heads), terms: null });
+    } finally {
+      await indexer.close();
+    }
+  });
+});

@@ -22,7 +22,7 @@ import { NEW_INSTALL_SETTINGS, answerOnScreen, chatWebview, notesWorkspace, step
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, expectedSelection, launchBrowser, modalDialog, notification, runCommand, selectionStatus, statusBarItem, useDarkTheme } from './lib/workbench';
+import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, ctrlClick, expectedSelection, launchBrowser, modalDialog, notification, runCommand, selectionStatus, statusBarItem, useDarkTheme } from './lib/workbench';
 
 const KEY = 'sk-e2e-first-hour-7731';
 const DOC_IMAGES = path.join(ROOT, 'docs', 'images');
@@ -255,9 +255,9 @@ for (const size of [
             await target.waitFor();
             await eventually('the cited file to open from the note’s link', async () => {
               if (await activeTab(page, 'cell-notes.md').isVisible()) return true;
-              await target.click({ modifiers: ['Control'] });
+              await ctrlClick(page, target);
               return activeTab(page, 'cell-notes.md').waitFor({ timeout: 3_000 }).then(() => true, () => false);
-            }, 30_000, 500);
+            }, 60_000, 500);
             // The cited lines are selected: the cursor on one of them, something selected when they are several.
             const [start, end] = [Number(link[2]), Number(link[3] ?? link[2])];
             await eventually(`lines ${start}-${end} to be selected`, async () => {

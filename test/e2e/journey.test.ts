@@ -22,7 +22,7 @@ import { ROOT, packagedVsix } from './lib/paths';
 import { saveAsNote } from './lib/save-note';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, closeModalEditor, expectedSelection, installFromVsix, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, settingsEditor, statusBarItem, switchDisplayLanguage, trustWorkspace, typeSetting, webviewFrame, webviewWith } from './lib/workbench';
+import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, ctrlClick, closeModalEditor, expectedSelection, installFromVsix, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, settingsEditor, statusBarItem, switchDisplayLanguage, trustWorkspace, typeSetting, webviewFrame, webviewWith } from './lib/workbench';
 
 const INSPECT = 'DocQA: Inspect Document Structure';
 const CHAT_KEY = 'sk-e2e-journey-key-5150';
@@ -363,11 +363,9 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         const link = page.locator('.editor-instance .monaco-editor .view-line span', { hasText: 'photosynthesis-en.pdf#page=' }).first();
         await link.waitFor();
         const tab = page.locator('.tabs-container .tab.active', { hasText: `${doc.title} — p. ${page_}` });
-        // The link's spans are drawn again as the pointer hovers it (its tooltip, its underline): a click
-        // that finds its span gone is tried again, as a person moves the mouse and clicks again.
         await eventually('the PDF page view to open from the note’s link', async () => {
           if (await tab.isVisible()) return true;
-          await link.click({ modifiers: ['Control'], timeout: 5_000 }).catch(() => undefined);
+          await ctrlClick(page, link);
           return tab.waitFor({ timeout: 10_000 }).then(() => true, () => false);
         }, 60_000, 500);
         const pdf = await webviewWith(page, '.hl', 30_000);

@@ -345,3 +345,19 @@ export async function useDarkTheme(page: Page): Promise<void> {
     await page.waitForTimeout(200);
   }
 }
+
+/**
+ * Ctrl+click at the middle of `target`, as a person follows a link in an editor. Not Playwright's
+ * click: with Ctrl held over a link the editor draws the link's spans again (its underline), so a
+ * click that waits for its span to hold still can wait for ever; the link stays where it was drawn.
+ */
+export async function ctrlClick(page: Page, target: Locator): Promise<void> {
+  const box = await target.boundingBox();
+  if (!box) throw new Error('the link to Ctrl+click is not on screen');
+  await page.keyboard.down('Control');
+  try {
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  } finally {
+    await page.keyboard.up('Control');
+  }
+}

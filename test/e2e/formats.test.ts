@@ -20,6 +20,7 @@ import { recordTrials } from '../reliability/trials';
 import { CodeServer, QUIET_SETTINGS, endJourney, type Profile, installExtension, makeProfile } from './lib/code-server';
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
+import { eventually } from './lib/wait';
 import { activeTab, launchBrowser, openFile, openWorkbench, runCommand, webviewWith } from './lib/workbench';
 
 const INSPECT = 'DocQA: Inspect Document Structure';
@@ -110,16 +111,22 @@ describe('Word, EPUB, web pages and slides in VS Code (code-server)', () => {
           const trace = await webviewWith(page, '[data-testid="citation-links"]');
           await trace.getByTestId('citation-links').locator('button').nth(i).click();
           await page.locator('.tabs-container .tab.active', { hasText: c.tab }).waitFor({ timeout: 60_000 });
-          const doc = await webviewWith(page, '.document .hl', 60_000);
-          // A string, not a function: tsx would compile a function with helpers the page does not have.
-          const seen = (await doc.locator('.document').evaluate(
-            new Function('root', `
-              const hl = [...root.querySelectorAll('.hl')];
-              const box = hl[0].getBoundingClientRect();
-              const bar = document.querySelector('.bar').getBoundingClientRect();
-              return { text: hl.map((e) => e.textContent).join(''), inView: box.top >= bar.bottom - 1 && box.top < innerHeight && box.width > 0, status: document.querySelector('.status').textContent };
-            `) as (root: unknown) => unknown,
-          )) as { text: string; inView: boolean; status: string };
+          // The document view is one panel: until it has drawn the new document, its highlight is still
+          // the previous citation's, so the view is read until it shows this one's.
+          let seen = { text: '', inView: false, status: '' };
+          await eventually(`the document view to highlight the block cited in ${c.file}`, async () => {
+            const doc = await webviewWith(page, '.document .hl', 60_000);
+            // A string, not a function: tsx would compile a function with helpers the page does not have.
+            seen = (await doc.locator('.document').evaluate(
+              new Function('root', `
+                const hl = [...root.querySelectorAll('.hl')];
+                const box = hl[0].getBoundingClientRect();
+                const bar = document.querySelector('.bar').getBoundingClientRect();
+                return { text: hl.map((e) => e.textContent).join(''), inView: box.top >= bar.bottom - 1 && box.top < innerHeight && box.width > 0, status: document.querySelector('.status').textContent };
+              `) as (root: unknown) => unknown,
+            ).catch(() => seen)) as typeof seen;
+            return c.shows.test(seen.text) && seen.inView;
+          }, 60_000, 250).catch(() => undefined);
           assert.match(seen.text, c.shows);
           assert.equal(seen.inView, true, 'the highlighted block is inside the visible view');
           assert.match(seen.status, /the cited text is highlighted/);

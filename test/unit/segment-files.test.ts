@@ -147,21 +147,6 @@ describe('format-2 segment files', () => {
     for (const name of [SEGMENT_FILES_2.keyword, SEGMENT_FILES_2.postings, SEGMENT_FILES_2.documents, SEGMENT_FILES_2.blocks]) assert.equal(sha(path.join(each, name)), sha(path.join(one, name)), name);
   });
 
-  it('the postings cache keeps the lists read last within its budget, least recently used out first', () => {
-    const list = (n: number) => ({ blocks: new Uint32Array(n), tfs: new Uint16Array(n), headTfs: new Uint16Array(n) });
-    const cache = new PostingsCache(100_000);
-    cache.put('a', list(5000));
-    cache.put('b', list(5000));
-    assert.ok(cache.get('a'));
-    cache.put('c', list(5000));
-    assert.deepEqual([!!cache.get('a'), !!cache.get('b'), !!cache.get('c')], [true, false, true]);
-    cache.put('huge', list(20_000));
-    assert.equal(cache.get('huge'), undefined, 'past the budget: not kept');
-    cache.put('tiny', list(10));
-    assert.equal(cache.get('tiny'), undefined, 'a small list is read again rather than kept');
-    assert.ok(cache.size <= 100_000);
-  });
-
   it('damaged files are store_corrupt naming the file; a newer document list is store_future_version', async () => {
     const root = tempDir();
     const docs = (await documents()).slice(0, 2);

@@ -23,7 +23,13 @@ export interface KeywordData {
   headLengths: Uint32Array;
   /** How many postings term `id` has in this part. */
   count(id: number): number;
+  /**
+   * Term `id`'s postings. A list read from disk may be reused for another list once the next query
+   * begins (postings-cache.ts): it is good for the query it was read in.
+   */
   postings(id: number): PostingList;
+  /** A query begins: lists read for earlier queries may be reused from now on. */
+  begin?(): void;
 }
 
 /** A Bm25Data as KeywordData (views on its arrays). */
@@ -120,17 +126,27 @@ export class Bm25Index implements KeywordSide {
 
   /** The top `k` blocks by score (score > 0; ties to the lower block), and any block's score. */
   search(query: string, k: number, allowed?: (block: number) => boolean): KeywordHits {
+    const begun = this.begin();
     const terms = this.weighted(query).map(({ ids, lists, w, postings }) => ({
       w,
       postings,
       list: (part: number) => {
         const id = ids[part];
         if (id === undefined) return undefined;
+        // The hits' scoreOf asked after a later query began: the lists it read then may be others' now.
+        if (this.queries !== begun) return this.parts[part]!.data.postings(id);
         return (lists[part] ??= this.parts[part]!.data.postings(id));
       },
     }));
     // The same ranking and scores as topK(this.score(query)), without walking every posting (bm25-topk.ts).
     return keywordTopK(this.topKIndex(), terms, k, allowed);
+  }
+
+  /** Queries begun: the lists a query read are good until the next one begins. */
+  private queries = 0;
+  private begin(): number {
+    for (const { data } of this.parts) data.begin?.();
+    return ++this.queries;
   }
 
   private topK: TopKIndex | null = null;
@@ -216,6 +232,7 @@ export class Bm25Index implements KeywordSide {
    */
   score(query: string, allowed?: (block: number) => boolean): Float64Array {
     const scores = new Float64Array(this.size);
+    this.begin();
     for (const { ids, lists, w } of this.weighted(query)) {
       this.parts.forEach(({ data, toGlobal }, i) => {
         const id = ids[i];

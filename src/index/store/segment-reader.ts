@@ -12,7 +12,7 @@ import { PackedTerms } from '../search/term-table';
 import { readPack } from './binary-pack';
 import { type BlockTable, SegmentTexts, readBlockTable, sectionNames, storedBlock, textPieces } from './block-table';
 import { SEGMENT_FILES_2 } from './segment-format';
-import type { PostingsCache } from './postings-cache';
+import { type PostingsCache, ownPostingList } from './postings-cache';
 import { SEGMENT_FORMAT_VERSION_2, StoredDocument } from './snapshot-manifest';
 
 /** Largest single read; reads in flight at once; bytes of document lines parsed at once (one JSON.parse, a few ms). */
@@ -196,27 +196,28 @@ class DiskPostings implements KeywordData {
     return this.offsets[id + 1]! - this.offsets[id]!;
   }
 
+  begin(): void {
+    this.cache?.begin();
+  }
+
   postings(id: number): PostingList {
-    const key = `${this.file}#${id}`;
-    const kept = this.cache?.get(key);
-    if (kept) return kept;
     const n = this.count(id);
-    // Its own buffer at offset 0: the u32 and u16 views need their alignment.
-    const bytes = new Uint8Array(8 * n);
-    let fd: number;
-    try {
-      fd = fsSync.openSync(this.file, 'r');
-    } catch (err) {
-      throw new StoreError('store_corrupt', `${this.file} unreadable: ${errorMessage(err)}`, { cause: err });
-    }
-    try {
-      if (!readFullySync(fd, bytes, 8 * this.offsets[id]!)) throw corrupt(this.file, 'ends early');
-    } finally {
-      fsSync.closeSync(fd);
-    }
-    const list = { blocks: new Uint32Array(bytes.buffer, 0, n), tfs: new Uint16Array(bytes.buffer, 4 * n, n), headTfs: new Uint16Array(bytes.buffer, 6 * n, n) };
-    this.cache?.put(key, list);
-    return list;
+    const fill = (bytes: Uint8Array) => {
+      let fd: number;
+      try {
+        fd = fsSync.openSync(this.file, 'r');
+      } catch (err) {
+        throw new StoreError('store_corrupt', `${this.file} unreadable: ${errorMessage(err)}`, { cause: err });
+      }
+      try {
+        if (!readFullySync(fd, bytes, 8 * this.offsets[id]!)) throw corrupt(this.file, 'ends early');
+      } finally {
+        fsSync.closeSync(fd);
+      }
+    };
+    if (!this.cache) return ownPostingList(n, fill);
+    const key = `${this.file}#${id}`;
+    return this.cache.get(key) ?? this.cache.read(key, n, fill);
   }
 }
 

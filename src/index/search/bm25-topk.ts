@@ -292,10 +292,19 @@ export function keywordTopK(index: TopKIndex, terms: readonly TopKTerm[], k: num
     if (n >= k) theta = kthLargest(acc, touched, n, k);
     // Candidates: blocks that may still reach the k-th sum; their sums completed with the terms not walked.
     const bar = theta * keep - remaining;
+    // Gathered in place at the front of `touched` (each entry is read before one is written there),
+    // the rest of it kept for the clean-up below.
     let count = 0;
-    for (let i = 0; i < n; i++) if (n < k || acc[touched[i]!]! >= bar) count++;
-    const candidates = new Int32Array(count);
-    for (let i = 0, c = 0; i < n; i++) if (n < k || acc[touched[i]!]! >= bar) candidates[c++] = touched[i]!;
+    if (n < k) count = n;
+    else
+      for (let i = 0; i < n; i++) {
+        const b = touched[i]!;
+        if (acc[b]! >= bar) {
+          touched[i] = touched[count]!;
+          touched[count++] = b;
+        }
+      }
+    const candidates = touched.slice(0, count);
     if (walked < order.length) addRest(index, order.slice(walked).map((i) => terms[i]!), candidates, acc);
     const cut = candidates.length > k ? kthLargest(acc, candidates, candidates.length, k) * keep : 0;
     const ranked: RankedBlock[] = [];
@@ -309,6 +318,8 @@ export function keywordTopK(index: TopKIndex, terms: readonly TopKTerm[], k: num
     ranked.sort((a, b) => b.score - a.score || a.block - b.block);
     return { ranked: ranked.slice(0, k), scoreOf };
   } finally {
-    for (let i = 0; i < n; i++) acc[touched[i]!] = 0;
+    // A large share of the blocks touched: one pass over the accumulator beats a scattered one.
+    if (n > acc.length >>> 4) acc.fill(0);
+    else for (let i = 0; i < n; i++) acc[touched[i]!] = 0;
   }
 }

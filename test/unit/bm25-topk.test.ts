@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { Bm25Index, type Bm25Part, inMemoryKeyword } from '../../src/index/search/bm25-index';
 import { buildBm25 } from '../../src/index/search/bm25-build';
+import { mappingRuns } from '../../src/index/search/bm25-topk';
 import { topK } from '../../src/index/search/top-k';
 import { fixture } from '../helpers';
 
@@ -87,6 +88,32 @@ describe('keyword top k without walking every posting', () => {
     for (const q of queries) {
       same(index, q, 50);
       same(index, q, 10, allowed);
+    }
+  });
+
+  it('the same with a big segment beside a new one: its numbering in a few runs, one of them dead', () => {
+    // Segment A holds every block but [m, m + 40), which segment B holds (a book added in doc_id order
+    // between A's); A's blocks [d, d + 25) were replaced (dead), so the live blocks are renumbered.
+    const n = texts.length;
+    const m = Math.floor(n / 2);
+    const d = Math.floor(n / 5);
+    const inB = (g: number) => g >= m && g < m + 40;
+    const aGlobals = Array.from({ length: n }, (_, g) => g).filter((g) => !inB(g));
+    const bGlobals = Array.from({ length: 40 }, (_, i) => m + i);
+    const dead = (local: number) => local >= d && local < d + 25;
+    const live = Array.from({ length: n }, (_, g) => g).filter((g) => inB(g) || !dead(aGlobals.indexOf(g)));
+    const renumber = new Map(live.map((g, i) => [g, i]));
+    const a = buildBm25(aGlobals.map((g, l) => (dead(l) ? `${texts[g]} stale the replaced` : texts[g]!)), aGlobals.map((g) => headings[g]!));
+    const b = buildBm25(bGlobals.map((g) => texts[g]!), bGlobals.map((g) => headings[g]!));
+    const parts: Bm25Part[] = [
+      { data: inMemoryKeyword(a), toGlobal: Int32Array.from(aGlobals, (g, l) => (dead(l) ? -1 : renumber.get(g)!)) },
+      { data: inMemoryKeyword(b), toGlobal: Int32Array.from(bGlobals, (g) => renumber.get(g)!) },
+    ];
+    assert.deepEqual(mappingRuns(parts[0]!.toGlobal!)!.deltas.length, 4, 'A: before the dead run, the dead run, up to B, after B');
+    const index = new Bm25Index(parts, live.length);
+    for (const q of queries) {
+      same(index, q, 50);
+      same(index, q, 10, (blk) => blk % 5 !== 1);
     }
   });
 

@@ -4,7 +4,7 @@ import { balanceMixed, idfOf } from './mixed-query';
 import type { Bm25Data } from './bm25-build';
 import type { TermTable } from './term-table';
 import type { KeywordHits, KeywordSide } from './search-sides';
-import { type TopKIndex, keywordTopK } from './bm25-topk';
+import { type TopKIndex, keywordTopK, mappingRuns } from './bm25-topk';
 
 /** The BM25F parameters (chosen and measured where they are set). */
 export { BM25_B, BM25_K1, HEADING_WEIGHT } from './bm25-norms';
@@ -174,7 +174,7 @@ export class Bm25Index implements KeywordSide {
     this.topK = {
       size,
       k1: BM25_K1,
-      parts: parts.map(({ toGlobal }, i) => ({ toGlobal, text: this.norms[i]!.text, head: this.norms[i]!.head, text32: Float32Array.from(this.norms[i]!.text), head32: Float32Array.from(this.norms[i]!.head) })),
+      parts: parts.map(({ toGlobal }, i) => ({ toGlobal, runs: toGlobal && mappingRuns(toGlobal), text: this.norms[i]!.text, head: this.norms[i]!.head, text32: Float32Array.from(this.norms[i]!.text), head32: Float32Array.from(this.norms[i]!.head) })),
       partOf: (b) => (identity ? 0 : (locate(), partOf![b]!)),
       localOf: (b) => (identity ? b : (locate(), localOf![b]!)),
       scratch: () => (scratch ??= { acc: new Float32Array(size), touched: new Int32Array(size) }),

@@ -32,11 +32,40 @@ export interface TopKTerm {
 /** A part as the search reads it: its blocks' global numbers (null: the identity) and field length norms. */
 export interface TopKPart {
   readonly toGlobal: Int32Array | null;
+  /** The same numbering as runs (mappingRuns), when it has few: the walk then reads no toGlobal per posting. */
+  readonly runs: MappingRuns | null;
   readonly text: Float64Array;
   readonly head: Float64Array;
   /** The same norms in float32, for the walk's approximate sums (half the memory traffic). */
   readonly text32: Float32Array;
   readonly head32: Float32Array;
+}
+
+/**
+ * A part's numbering as runs of consecutive blocks: local blocks from starts[r] (up to the next start)
+ * are global block local + deltas[r], or dead (DEAD). A snapshot's segment holds whole documents, and
+ * the live ones keep their order, so a big segment beside one new book is two or three runs.
+ */
+export interface MappingRuns {
+  readonly starts: Int32Array;
+  readonly deltas: Int32Array;
+}
+/** The delta of a run of blocks no longer in the snapshot. */
+export const DEAD = -0x80000000;
+
+/** `toGlobal` as runs, or null when it has more than one run per 64 blocks (the lookup per posting is as good then). */
+export function mappingRuns(toGlobal: Int32Array): MappingRuns | null {
+  const starts: number[] = [];
+  const deltas: number[] = [];
+  const deltaAt = (l: number) => (toGlobal[l]! < 0 ? DEAD : toGlobal[l]! - l);
+  for (let l = 0; l < toGlobal.length; l++) {
+    const d = deltaAt(l);
+    if (l > 0 && d === deltas[deltas.length - 1]) continue;
+    starts.push(l);
+    deltas.push(d);
+    if (starts.length > 16 + (toGlobal.length >> 6)) return null;
+  }
+  return { starts: Int32Array.from(starts), deltas: Int32Array.from(deltas) };
 }
 
 export interface TopKIndex {
@@ -220,6 +249,33 @@ function walkTerm(index: TopKIndex, t: TopKTerm, acc: Float32Array, touched: Int
         const tf = tfs[p]!;
         const h = headTfs[p]!;
         const x = h === 0 ? tf * text[b]! : tf === 0 ? h * head[b]! : tf * text[b]! + h * head[b]!;
+        const c = (w * x) / (k1 + x);
+        const a = acc[b]!;
+        if (c > 0 && a === 0) touched[n++] = b;
+        const v = (acc[b] = a + c);
+        if (v > best) best = v;
+      }
+      continue;
+    }
+    const runs = index.parts[part]!.runs;
+    if (runs && !allowed) {
+      // The numbering's runs walked alongside the postings (both rise).
+      const { starts, deltas } = runs;
+      let r = 0;
+      let next = starts.length > 1 ? starts[1]! : 0x7fffffff;
+      let d = deltas[0]!;
+      for (let p = 0; p < end; p++) {
+        const local = blocks[p]!;
+        if (local >= next) {
+          do next = ++r + 1 < starts.length ? starts[r + 1]! : 0x7fffffff;
+          while (local >= next);
+          d = deltas[r]!;
+        }
+        if (d === DEAD) continue;
+        const b = local + d;
+        const tf = tfs[p]!;
+        const h = headTfs[p]!;
+        const x = h === 0 ? tf * text[local]! : tf === 0 ? h * head[local]! : tf * text[local]! + h * head[local]!;
         const c = (w * x) / (k1 + x);
         const a = acc[b]!;
         if (c > 0 && a === 0) touched[n++] = b;

@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -16,13 +15,14 @@ import { type Document } from '../../src/shared/document';
 import { loadSnapshot, readActiveId } from '../../src/index/store/snapshot-store';
 import { FakeOpenAIServer } from '../fakes/openai-server';
 import { recordTrials } from '../reliability/trials';
-import { CodeServer, QUIET_SETTINGS, endJourney, dataDirOf, type Profile, extensionActivations, extensionHostStarted, installExtension, listExtensions, makeProfile, userSettings } from './lib/code-server';
+import { CodeServer, QUIET_SETTINGS, endJourney, dataDirOf, type Profile, extensionActivations, extensionHostStarted, installExtension, listExtensions, makeProfile } from './lib/code-server';
 import { packZhCnLanguagePack } from './lib/language-pack';
 import { ROOT, packagedVsix } from './lib/paths';
+import { connectionSteps } from './lib/connection-steps';
 import { saveAsNote } from './lib/save-note';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, ctrlClick, closeModalEditor, expectedSelection, installFromVsix, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, settingsEditor, statusBarItem, switchDisplayLanguage, trustWorkspace, typeSetting, webviewFrame, webviewWith } from './lib/workbench';
+import { activeTab, answerInputBox, clearNotifications, ctrlClick, closeModalEditor, expectedSelection, installFromVsix, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, statusBarItem, switchDisplayLanguage, trustWorkspace, webviewFrame, webviewWith } from './lib/workbench';
 
 const INSPECT = 'DocQA: Inspect Document Structure';
 const CHAT_KEY = 'sk-e2e-journey-key-5150';
@@ -48,19 +48,6 @@ function makeWorkspace(profile: Profile): string {
   fs.mkdirSync(path.join(dir, '.vscode'));
   fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({ 'docqa.chat.baseUrl': 'http://127.0.0.1:9/v1', 'docqa.embedding.baseUrl': 'http://127.0.0.1:9/v1' }));
   return dir;
-}
-
-/**
- * A port on 127.0.0.1 where nothing listens (one the system just handed out and took back), so a
- * connection is refused. Not a fixed one such as 9: fetch refuses the ports browsers block ("bad port")
- * before it connects.
- */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('first journey: inspect a Markdown file in VS Code (code-server)', () => {
@@ -181,55 +168,7 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         assert.ok(await welcome.locator('a.monaco-button, .monaco-button', { hasText: 'Set Chat API Key' }).count() > 0, 'a button sets the chat key');
       });
 
-      await journey.step('set both keys with "DocQA: Set Chat API Key" and "DocQA: Set Embedding API Key" (password boxes)', async () => {
-        for (const which of ['Chat', 'Embedding']) {
-          await runCommand(page, `DocQA: Set ${which} API Key`, { asks: true });
-          await answerInputBox(page, `DocQA: ${which} API Key`, CHAT_KEY);
-          await notification(page, `DocQA: the ${which.toLowerCase()} API key is saved.`).waitFor();
-        }
-      });
-
-      await journey.step('"DocQA: Test Connection" reports both endpoints OK, with the model and the latency', async () => {
-        await clearNotifications(page);
-        await runCommand(page, 'DocQA: Test Connection');
-        await notification(page, /DocQA: The chat model \S+ at 127\.0\.0\.1:\d+ answered in \d+ ms\./).waitFor();
-        await notification(page, /DocQA: The embedding model fake-embedding at 127\.0\.0\.1:\d+ answered in \d+ ms \(16 dimensions\)\./).waitFor();
-        assert.ok(fake.requests.every((r) => r.authorized), 'the key from SecretStorage was sent');
-      });
-
-      // A wrong endpoint, typed where a person types it: the Settings editor, never the file on disk.
-      const chatBaseUrl = async (value: string) => {
-        await typeSetting(page, 'docqa.chat.baseUrl', value);
-        await eventually(`the Settings editor to save docqa.chat.baseUrl = ${value}`, () => userSettings(profile!)?.['docqa.chat.baseUrl'] === value, 30_000, 100);
-        await closeModalEditor(page);
-      };
-      await journey.step('type a wrong chat base URL in the Settings editor: "DocQA: Test Connection" says which host and port could not be reached and which setting to check', async () => {
-        await clearNotifications(page);
-        const port = await closedPort();
-        await runCommand(page, 'Preferences: Open User Settings');
-        await chatBaseUrl(`http://127.0.0.1:${port}/v1`);
-        const mark = fake.requests.length;
-        await runCommand(page, 'DocQA: Test Connection');
-        // Test Connection makes one attempt (a question retries once).
-        const error = notification(page, `DocQA: The chat model fake-chat at 127.0.0.1:${port} could not be reached (ECONNREFUSED), after 1 attempt. Check the chat base URL (docqa.chat.baseUrl) and the network.`);
-        await error.waitFor();
-        assert.equal(await error.locator('.monaco-button', { hasText: 'Open Settings' }).count(), 1, 'the error offers to open the settings');
-        // Only the chat endpoint changed: the embedding endpoint still answers.
-        await notification(page, /DocQA: The embedding model fake-embedding at 127\.0\.0\.1:\d+ answered in \d+ ms/).waitFor();
-        assert.deepEqual(fake.requests.slice(mark).map((r) => r.path), ['/v1/embeddings'], 'no chat request reached the fake server');
-        await notification(page, 'DocQA: testing the connections…').waitFor({ state: 'hidden' }); // the screenshot shows the outcome alone
-      });
-
-      await journey.step('"Open Settings" on the error opens the chat settings; setting the base URL back there makes Test Connection OK again', async () => {
-        await clickNotificationButton(page, /DocQA: The chat model fake-chat at 127\.0\.0\.1:\d+ could not be reached/, 'Open Settings');
-        await settingsEditor(page).locator('[data-key="docqa.chat.baseUrl"] input').waitFor();
-        await chatBaseUrl(fake.baseURL);
-        await clearNotifications(page);
-        await runCommand(page, 'DocQA: Test Connection');
-        await notification(page, /DocQA: The chat model \S+ at 127\.0\.0\.1:\d+ answered in \d+ ms\./).waitFor();
-        await notification(page, /DocQA: The embedding model fake-embedding at 127\.0\.0\.1:\d+ answered in \d+ ms/).waitFor();
-        await notification(page, 'DocQA: testing the connections…').waitFor({ state: 'hidden' });
-      });
+      await connectionSteps(journey, page, fake, profile!, CHAT_KEY);
 
       await journey.step('add the workspace folder: it builds at once; the egress confirmation says what goes where and lists the skipped .env; progress, then ready', async () => {
         await clearNotifications(page);

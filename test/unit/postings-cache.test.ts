@@ -58,6 +58,20 @@ describe('postings cache (one buffer, written round and round)', () => {
     assert.equal(cache.get('t0'), undefined, 'once its query is over it can go');
   });
 
+  it('grows its buffer as the lists need it, up to the budget, the running query\'s lists whole', () => {
+    const cache = new PostingsCache(4 * 1024 * 1024);
+    cache.begin();
+    // 50,000 postings = 400 KB: the first 1 MB buffer holds two.
+    const lists = [0, 1, 2, 3].map((i) => cache.read(`g${i}`, 50_000, filler(50_000, 100_000 * i)));
+    lists.forEach((l, i) => assert.ok(intact(l, 100_000 * i), `list ${i} whole after the buffer grew`));
+    assert.deepEqual(lists.map((_, i) => !!cache.get(`g${i}`)), [false, false, true, true], 'what the first buffer held is read again');
+    for (let q = 0; q < 20; q++) {
+      cache.begin();
+      for (let i = 0; i < 8; i++) if (!cache.get(`g${i}`)) cache.read(`g${i}`, 50_000, filler(50_000, 100_000 * i));
+    }
+    assert.equal(cache.size, 8 * 400_000, 'grown to hold all eight (3.2 MB of a 4 MB budget)');
+  });
+
   it('lap after lap of mixed sizes: every list read is whole while its query runs, and kept ones read back as written', () => {
     const cache = new PostingsCache(64 * 1024);
     let seed = 7;

@@ -1,7 +1,9 @@
 import type { PostingList } from '../search/bm25-index';
 
-/** Bytes of postings a loaded snapshot keeps after queries, in one buffer (allocated on the first list kept). */
+/** Bytes of postings a loaded snapshot keeps after queries, in one buffer grown as its queries need it. */
 export const POSTINGS_CACHE_BYTES = 64 * 1024 * 1024;
+/** The buffer's first size: a small snapshot's lists never need the whole budget. */
+const FIRST_BYTES = 1024 * 1024;
 /** Lists below this are read into buffers of their own, never kept (cheap to read again). */
 const MIN_BYTES = 4 * 1024;
 
@@ -26,7 +28,8 @@ interface Entry {
  *
  * A list stays as it is while the query that read or reused it runs (until the next begin()): when the
  * lists one query reads outgrow the buffer, the rest get buffers of their own and are not kept. A list
- * held past its query may have been overwritten (Bm25Index reads it again then).
+ * held past its query may have been overwritten (Bm25Index reads it again then). The buffer starts at
+ * 1 MB and doubles, up to the budget, when the lists outgrow it.
  */
 export class PostingsCache {
   private readonly entries = new Map<string, Entry>();
@@ -60,7 +63,7 @@ export class PostingsCache {
     const size = 8 * n;
     const offset = size >= MIN_BYTES && size <= this.budget ? this.room(size) : -1;
     if (offset < 0) return ownPostingList(n, fill);
-    const buffer = (this.buffer ??= new ArrayBuffer(this.budget));
+    const buffer = this.buffer!;
     fill(new Uint8Array(buffer, offset, size));
     const e: Entry = { key, offset, bytes: size, list: views(buffer, offset, n), query: this.query };
     const had = this.entries.get(key);
@@ -74,8 +77,21 @@ export class PostingsCache {
 
   /** Where `size` bytes go (the oldest lists in the way dropped), or -1 when a list of the running query is in the way. */
   private room(size: number): number {
+    const length = this.buffer?.byteLength ?? 0;
+    if (this.head + size > length && length < this.budget) {
+      // Grown, not allocated whole at once: a new buffer is memory V8 answers with a collection, and
+      // 64 MB at a 10k-block snapshot's first question made it the slowest. The lists kept so far are
+      // forgotten (those the running query holds stay whole: their views keep the old buffer).
+      this.buffer = new ArrayBuffer(Math.min(this.budget, Math.max(2 * length, FIRST_BYTES, 2 * size)));
+      this.entries.clear();
+      this.ring = [];
+      this.first = 0;
+      this.head = 0;
+      this.held = 0;
+      return 0;
+    }
     let at = this.head;
-    if (at + size > this.budget) {
+    if (at + size > length) {
       // Next lap: what is left of the last lap's tail goes first, so the ring stays in offset order.
       if (!this.dropWhile((e) => e.offset >= at)) return -1;
       at = 0;

@@ -21,7 +21,7 @@ import { CodeServer, QUIET_SETTINGS, endJourney, type Profile, installExtension,
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { activeTab, launchBrowser, openFile, openWorkbench, runCommand, webviewWith } from './lib/workbench';
+import { activeTab, launchBrowser, openFile, openWorkbench, runCommand, webviewWith, webviewsWith } from './lib/workbench';
 
 const INSPECT = 'DocQA: Inspect Document Structure';
 
@@ -110,21 +110,26 @@ describe('Word, EPUB, web pages and slides in VS Code (code-server)', () => {
         await journey.step(`click the citation into ${c.file}: the document view opens at the cited block, highlighted and in view`, async () => {
           const trace = await webviewWith(page, '[data-testid="citation-links"]');
           await trace.getByTestId('citation-links').locator('button').nth(i).click();
-          await page.locator('.tabs-container .tab.active', { hasText: c.tab }).waitFor({ timeout: 60_000 });
-          // The document view is one panel: until it has drawn the new document, its highlight is still
-          // the previous citation's, so the view is read until it shows this one's.
-          let seen = { text: '', inView: false, status: '' };
-          await eventually(`the document view to highlight the block cited in ${c.file}`, async () => {
-            const doc = await webviewWith(page, '.document .hl', 60_000);
-            // A string, not a function: tsx would compile a function with helpers the page does not have.
-            seen = (await doc.locator('.document').evaluate(
-              new Function('root', `
-                const hl = [...root.querySelectorAll('.hl')];
-                const box = hl[0].getBoundingClientRect();
-                const bar = document.querySelector('.bar').getBoundingClientRect();
-                return { text: hl.map((e) => e.textContent).join(''), inView: box.top >= bar.bottom - 1 && box.top < innerHeight && box.width > 0, status: document.querySelector('.status').textContent };
-              `) as (root: unknown) => unknown,
-            ).catch(() => seen)) as typeof seen;
+          const tab = page.locator('.tabs-container .tab.active', { hasText: c.tab }).first();
+          await tab.waitFor({ timeout: 60_000 });
+          // Each document has its panel, and an earlier one can stay open in another group beside this
+          // one: the view read is the one whose title heads the active tab's. Until it has drawn, its
+          // highlight may be missing, so it is read until it shows the block.
+          let seen = { title: '', text: '', inView: false, status: '' };
+          await eventually(`the document view of ${c.file} to highlight the block cited`, async () => {
+            const tabTitle = (await tab.innerText()).trim();
+            for (const doc of await webviewsWith(page, '.document .hl')) {
+              // A string, not a function: tsx would compile a function with helpers the page does not have.
+              const s = (await doc.locator('.document').evaluate(
+                new Function('root', `
+                  const hl = [...root.querySelectorAll('.hl')];
+                  const box = hl[0].getBoundingClientRect();
+                  const bar = document.querySelector('.bar').getBoundingClientRect();
+                  return { title: document.querySelector('.doc-title').textContent, text: hl.map((e) => e.textContent).join(''), inView: box.top >= bar.bottom - 1 && box.top < innerHeight && box.width > 0, status: document.querySelector('.status').textContent };
+                `) as (root: unknown) => unknown,
+              ).catch(() => null)) as typeof seen | null;
+              if (s && s.title && tabTitle.startsWith(s.title)) seen = s;
+            }
             return c.shows.test(seen.text) && seen.inView;
           }, 60_000, 250).catch(() => undefined);
           assert.match(seen.text, c.shows);

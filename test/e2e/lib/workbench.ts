@@ -147,16 +147,24 @@ export async function webviewFrame(page: Page): Promise<FrameLocator> {
 
 /** The visible webview whose page has `selector` (several webviews may be open: the chat, an editor panel). */
 export async function webviewWith(page: Page, selector: string, timeoutMs = UI_TIMEOUT_MS): Promise<FrameLocator> {
-  const hosts = page.locator('iframe.webview.ready');
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    for (let i = 0; i < (await hosts.count()); i++) {
-      const frame = hosts.nth(i).contentFrame().locator('#active-frame').contentFrame();
-      if ((await frame.locator(selector).count().catch(() => 0)) > 0) return frame;
-    }
+    const [first] = await webviewsWith(page, selector);
+    if (first) return first;
     if (Date.now() > deadline) throw new Error(`no webview shows ${selector}`);
     await page.waitForTimeout(200);
   }
+}
+
+/** Every webview that shows `selector` now: panels of one kind can be open side by side (one per document). */
+export async function webviewsWith(page: Page, selector: string): Promise<FrameLocator[]> {
+  const hosts = page.locator('iframe.webview.ready');
+  const out: FrameLocator[] = [];
+  for (let i = 0; i < (await hosts.count()); i++) {
+    const frame = hosts.nth(i).contentFrame().locator('#active-frame').contentFrame();
+    if ((await frame.locator(selector).count().catch(() => 0)) > 0) out.push(frame);
+  }
+  return out;
 }
 
 /**

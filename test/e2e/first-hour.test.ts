@@ -251,7 +251,7 @@ for (const size of [
             await activeTab(page, file).waitFor();
             // Ctrl+click on the link in the note's editor, as a person follows a link in Markdown (the
             // preview would follow a link to a .md file inside the preview instead).
-            const target = page.locator('.editor-instance .monaco-editor .view-line span', { hasText: 'cell-notes.md#L' }).first();
+            const target = page.locator('.editor-instance .monaco-editor .view-line span', { hasText: 'cell-notes.md#L' }).filter({ visible: true }).first();
             await target.waitFor();
             await eventually('the cited file to open from the note’s link', async () => {
               if (await activeTab(page, 'cell-notes.md').isVisible()) return true;

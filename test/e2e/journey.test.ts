@@ -299,7 +299,7 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         const md = fs.readFileSync(path.join(notes, await saveAsNote(page, chat.locator('.turn').last(), notes)), 'utf8');
         assert.ok(md.includes(`photosynthesis-en.pdf#page=${page_}&docqa=${encodeURIComponent(`${doc.doc_id}#${block.block_id}`)})`), `the note links the cited page and block: ${md}`);
         // Ctrl+click on the link in the note's editor, as a person follows a link in Markdown.
-        const link = page.locator('.editor-instance .monaco-editor .view-line span', { hasText: 'photosynthesis-en.pdf#page=' }).first();
+        const link = page.locator('.editor-instance .monaco-editor .view-line span', { hasText: 'photosynthesis-en.pdf#page=' }).filter({ visible: true }).first();
         await link.waitFor();
         const tab = page.locator('.tabs-container .tab.active', { hasText: `${doc.title} — p. ${page_}` });
         await eventually('the PDF page view to open from the note’s link', async () => {

@@ -360,7 +360,13 @@ export async function useDarkTheme(page: Page): Promise<void> {
  * click that waits for its span to hold still can wait for ever; the link stays where it was drawn.
  */
 export async function ctrlClick(page: Page, target: Locator): Promise<void> {
-  const box = await target.boundingBox();
+  // The editor draws a line's spans again (the link's decoration, a wrap): between two drawings the
+  // span has no box for a moment, so it is looked for again before giving up.
+  let box = await target.boundingBox();
+  for (let tries = 0; !box && tries < 40; tries++) {
+    await page.waitForTimeout(250);
+    box = await target.boundingBox();
+  }
   if (!box) throw new Error('the link to Ctrl+click is not on screen');
   await page.keyboard.down('Control');
   try {

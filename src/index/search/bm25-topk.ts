@@ -51,7 +51,7 @@ export interface MappingRuns {
   readonly deltas: Int32Array;
 }
 /** The delta of a run of blocks no longer in the snapshot. */
-export const DEAD = -0x80000000;
+const DEAD = -0x80000000;
 
 /** `toGlobal` as runs, or null when it has more than one run per 64 blocks (the lookup per posting is as good then). */
 export function mappingRuns(toGlobal: Int32Array): MappingRuns | null {

@@ -4,10 +4,8 @@ import { DocQaError } from '../common/errors';
 import { Redactor } from '../common/redact';
 import { diffEvals } from '../eval/eval-diff';
 import { listEvals, loadEval } from '../eval/eval-store';
-import type { ChatModel } from '../harness/loop-context';
 import { freezeBundle, listBundles, newBundle, promoteBundle, rollbackBundle } from '../harness/prompt-store';
 import { ingestSources } from '../index/ingest/ingest-sources';
-import type { IngestPool } from '../index/ingest/ingest-pool';
 import { type AddSourceOptions, addSources, loadSources, removeSource } from '../index/sources/sources';
 import { SnapshotLru } from '../index/store/snapshot-lru';
 import type { EgressPlan } from '../index/store/egress-consent';
@@ -34,41 +32,13 @@ import { type ScopeTargets } from '../shared/question-scope';
 import { scopeTargets } from './question-scope';
 import { type StartingQuestion, startingQuestions } from './starting-questions';
 import { citedSpots, noteOf, writeNote } from './notes/save-note';
-import { type AppSettings, type Clock, CLI_WORDS, type HostWords, type KeyProvider, type Logger, NULL_LOGGER, SYSTEM_CLOCK } from './settings';
+import { type AppSettings, type Clock, CLI_WORDS, type HostWords, type Logger, NULL_LOGGER, SYSTEM_CLOCK } from './settings';
 import { exportTrace, promptOfTurn, replayTrace, showTrace } from './traces';
 import { listBackups } from './upgrade/data-backup';
 import { type OpenOutcome, openDataDir } from './upgrade/open-data-dir';
 import { envNameOf } from './settings-table/names';
 import { restoreBackup } from './upgrade/restore-backup';
-import type { HostChatModel, HostModelSource } from './host-model';
-
-export interface AppOptions {
-  /** The data directory (created on first write). */
-  dataDir: string;
-  settings: AppSettings;
-  /** Asked for a key when a request needs one; the application layer never keeps keys. */
-  keys: KeyProvider;
-  logger?: Logger;
-  clock?: Clock;
-  /** How this host names settings and commands in messages (default: the CLI's). */
-  words?: HostWords;
-  appVersion: string;
-  /** The name of the question-size limit in this host, for the refusal (default DOCQA_MAX_QUESTION_CHARS). */
-  questionLimitName?: string;
-  /** A chat model instead of the configured endpoint (tests). */
-  model?: ChatModel;
-  /** An ingestion pool instead of the default workers (tests). */
-  pool?: IngestPool;
-  /** The host's own chat model when its settings choose one (VS Code's language models), asked per question. */
-  hostModel?: HostModelSource;
-}
-
-/** Per question: cancellation, the events, and a host model for this question only (@docqa's dropdown). */
-export interface AskCall<E> {
-  signal?: AbortSignal;
-  onEvent?: (e: E) => void;
-  hostModel?: HostChatModel;
-}
+import type { AppOptions, AskCall } from './app-options';
 
 /**
  * One DocQA data directory, for a host (the CLI, the extension): sources, background builds, snapshots,

@@ -56,6 +56,12 @@ async function quickPickLabels(page: Page): Promise<string[]> {
 /** The palette closed or moved under a click (see runCommand). */
 class PaletteClosed extends Error {}
 
+/** Closes the quick input if it is still open, and waits until it is gone. */
+async function closeQuickInput(page: Page): Promise<void> {
+  if (await quickInput(page).isVisible()) await page.keyboard.press('Escape');
+  await quickInput(page).waitFor({ state: 'hidden' });
+}
+
 async function pick(page: Page, input: Locator, query: string, label: string, waitHidden = true): Promise<void> {
   const typed = await input.fill(query, { timeout: 10_000 }).then(() => true, () => false);
   const row = quickPickRow(page, label);
@@ -64,15 +70,13 @@ async function pick(page: Page, input: Locator, query: string, label: string, wa
     // query (open and unfiltered) or closed: a late focus change. It counts as a closed palette, which
     // runCommand opens again, as a person would.
     const offered = await quickPickLabels(page);
-    if (await quickInput(page).isVisible()) await page.keyboard.press('Escape');
-    await quickInput(page).waitFor({ state: 'hidden' });
+    await closeQuickInput(page);
     throw new PaletteClosed(`the quick pick offers no "${label}" for "${query}"; it lists: ${JSON.stringify(offered)}`);
   }
   try {
     await row.click({ timeout: 10_000 });
   } catch (e) {
-    if (await quickInput(page).isVisible()) await page.keyboard.press('Escape');
-    await quickInput(page).waitFor({ state: 'hidden' });
+    await closeQuickInput(page);
     throw new PaletteClosed(`the quick pick's "${label}" could not be clicked: ${(e as Error).message}`);
   }
   if (waitHidden) await quickInput(page).waitFor({ state: 'hidden' });
@@ -113,8 +117,7 @@ export async function paletteOffers(page: Page, title: string): Promise<boolean>
     if (now !== last) [last, stableSince] = [now, Date.now()];
   }
   const offered = await quickPickRow(page, title).isVisible();
-  await page.keyboard.press('Escape');
-  await quickInput(page).waitFor({ state: 'hidden' });
+  await closeQuickInput(page);
   return offered;
 }
 
@@ -281,8 +284,7 @@ export async function switchDisplayLanguage(page: Page, label: string): Promise<
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'English' }).first().waitFor();
     if (await row.isVisible()) return true;
     offered = await quickPickLabels(page);
-    await page.keyboard.press('Escape');
-    await quickInput(page).waitFor({ state: 'hidden' });
+    await closeQuickInput(page);
     return false;
   }, 60_000, 1_000);
   await row.click();
@@ -364,15 +366,12 @@ export async function useDarkTheme(page: Page): Promise<void> {
 export async function ctrlClick(page: Page, target: Locator): Promise<void> {
   // The editor draws a line's spans again (the link's decoration, a wrap): between two drawings the
   // span has no box for a moment, so it is looked for again before giving up.
-  let box = await target.boundingBox();
-  for (let tries = 0; !box && tries < 40; tries++) {
-    await page.waitForTimeout(250);
-    box = await target.boundingBox();
-  }
-  if (!box) throw new Error('the link to Ctrl+click is not on screen');
+  let box: Awaited<ReturnType<Locator['boundingBox']>> = null;
+  await eventually('the link to Ctrl+click to be on screen', async () => (box = await target.boundingBox()) !== null, 10_000, 250);
+  const { x, y, width, height } = box!;
   await page.keyboard.down('Control');
   try {
-    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.click(x + width / 2, y + height / 2);
   } finally {
     await page.keyboard.up('Control');
   }

@@ -22,7 +22,7 @@ import { NEW_INSTALL_SETTINGS, answerOnScreen, chatWebview, notesWorkspace, step
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { activeTab, answerInputBox, clearNotifications, clickNotificationButton, ctrlClick, expectedSelection, launchBrowser, modalDialog, notification, runCommand, selectionStatus, statusBarItem, useDarkTheme } from './lib/workbench';
+import { activeTab, answerCommand, clearNotifications, clickNotificationButton, ctrlClick, expectedSelection, launchBrowser, modalDialog, notification, runCommand, selectionStatus, statusBarItem, useDarkTheme } from './lib/workbench';
 
 const KEY = 'sk-e2e-first-hour-7731';
 const DOC_IMAGES = path.join(ROOT, 'docs', 'images');
@@ -147,8 +147,7 @@ for (const size of [
           keepShot(journey, 'walkthrough', 'walkthrough-light.png');
 
           await journey.step('set the embedding key while embeddings are off: DocQA asks to turn them on; yes turns them on and checks the step off', async () => {
-            await runCommand(page, 'DocQA: Set Embedding API Key', { asks: true });
-            await answerInputBox(page, 'DocQA: Embedding API Key', KEY);
+            await answerCommand(page, 'DocQA: Set Embedding API Key', 'DocQA: Embedding API Key', KEY);
             await clickNotificationButton(page, /the embedding API key is saved, but embeddings are off/, 'Turn On Embeddings');
             await eventually('the embedding provider to be on in the user settings', () => userSettings(profile!)?.['docqa.embedding.provider'] === 'openai-compatible', 15_000, 100);
             await waitStepDone(page, 'embeddings');
@@ -156,8 +155,7 @@ for (const size of [
         }
 
         await journey.step('set the chat key (the fake model server asks for one)', async () => {
-          await runCommand(page, 'DocQA: Set Chat API Key', { asks: true });
-          await answerInputBox(page, 'DocQA: Chat API Key', KEY);
+          await answerCommand(page, 'DocQA: Set Chat API Key', 'DocQA: Chat API Key', KEY);
           await notification(page, 'DocQA: the chat API key is saved.').waitFor();
         });
 

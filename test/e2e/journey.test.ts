@@ -22,7 +22,7 @@ import { connectionSteps } from './lib/connection-steps';
 import { saveAsNote } from './lib/save-note';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { activeTab, answerInputBox, clearNotifications, ctrlClick, closeModalEditor, expectedSelection, installFromVsix, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, statusBarItem, switchDisplayLanguage, trustWorkspace, webviewFrame, webviewWith } from './lib/workbench';
+import { activeTab, answerCommand, clearNotifications, ctrlClick, closeModalEditor, expectedSelection, installFromVsix, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, statusBarItem, switchDisplayLanguage, trustWorkspace, webviewFrame, webviewWith } from './lib/workbench';
 
 const INSPECT = 'DocQA: Inspect Document Structure';
 const CHAT_KEY = 'sk-e2e-journey-key-5150';
@@ -351,8 +351,7 @@ describe('first journey: inspect a Markdown file in VS Code (code-server)', () =
         for (const key of ['view.chat.name', 'view.sources.name', 'view.snapshots.name']) await page.locator('.part.sidebar .pane-header', { hasText: zh[key]! }).first().waitFor();
         const setKey = `DocQA: ${zh['command.setChatKey.title']!}`;
         await eventually(`"${setKey}" in the palette`, () => paletteOffers(page, setKey), 30_000, 500);
-        await runCommand(page, setKey, { asks: true });
-        await answerInputBox(page, l10n['DocQA: Chat API Key']!, CHAT_KEY);
+        await answerCommand(page, setKey, l10n['DocQA: Chat API Key']!, CHAT_KEY);
         await notification(page, l10n['DocQA: the chat API key is saved.']!).waitFor();
       });
 

@@ -5,7 +5,7 @@ import type { FakeOpenAIServer } from '../../fakes/openai-server';
 import { type Profile, userSettings } from './code-server';
 import type { Journey } from './steps';
 import { eventually } from './wait';
-import { answerInputBox, clearNotifications, clickNotificationButton, closeModalEditor, notification, runCommand, settingsEditor, typeSetting } from './workbench';
+import { answerCommand, clearNotifications, clickNotificationButton, closeModalEditor, notification, runCommand, settingsEditor, typeSetting } from './workbench';
 
 /**
  * A port on 127.0.0.1 where nothing listens (one the system just handed out and took back), so a
@@ -28,8 +28,7 @@ async function closedPort(): Promise<number> {
 export async function connectionSteps(journey: Journey, page: Page, fake: FakeOpenAIServer, profile: Profile, key: string): Promise<void> {
   await journey.step('set both keys with "DocQA: Set Chat API Key" and "DocQA: Set Embedding API Key" (password boxes)', async () => {
     for (const which of ['Chat', 'Embedding']) {
-      await runCommand(page, `DocQA: Set ${which} API Key`, { asks: true });
-      await answerInputBox(page, `DocQA: ${which} API Key`, key);
+      await answerCommand(page, `DocQA: Set ${which} API Key`, `DocQA: ${which} API Key`, key);
       await notification(page, `DocQA: the ${which.toLowerCase()} API key is saved.`).waitFor();
     }
   });

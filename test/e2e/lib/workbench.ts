@@ -326,16 +326,45 @@ export async function clickNotificationButton(page: Page, message: string | RegE
 }
 
 /**
- * Types into the input box a command opened (showInputBox, a password box included) once it shows its
- * title — the palette's own input is replaced by it, and text typed before that is lost — then confirms.
+ * Runs a command that asks for a value in an input box (showInputBox, a password box included), types the
+ * value once the box shows its `title` — the palette's own input is replaced by it, and text typed before
+ * that is lost — and confirms. A late focus change closes the box as it closed the palette (CI failed on
+ * it around these boxes, just after the walkthrough opened and after a restart): a box that is gone
+ * before it is answered has its command run again, as a person would, three times in all. Once Enter is
+ * pressed the command is never run again.
  */
-export async function answerInputBox(page: Page, title: string, value: string): Promise<void> {
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ timeout: UI_TIMEOUT_MS });
+export async function answerCommand(page: Page, command: string, title: string, value: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await runCommand(page, command, { asks: true });
+    try {
+      await typeIntoInputBox(page, title, value);
+      break;
+    } catch (e) {
+      if (!(e instanceof PaletteClosed) || attempt === 3) throw e;
+    }
+  }
+  await quickInput(page).waitFor({ state: 'hidden' });
+}
+
+/** Types `value` into the input box titled `title` and presses Enter; PaletteClosed when the box is gone first. */
+async function typeIntoInputBox(page: Page, title: string, value: string): Promise<void> {
+  const titled = page.locator('.quick-input-widget .quick-input-title', { hasText: title });
   const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.fill(value);
-  await eventually(`the input box to hold what was typed`, async () => (await input.inputValue()) === value, 5_000, 100);
+  let hiddenSince = Date.now();
+  // The box may come late (the command's extension still activating): only a quick input hidden for
+  // 10 s on end counts as closed.
+  await eventually(`the input box "${title}"`, async () => {
+    if (await titled.isVisible()) return true;
+    if (await quickInput(page).isVisible()) hiddenSince = Date.now();
+    else if (Date.now() - hiddenSince > 10_000) throw new PaletteClosed(`the input box "${title}" did not show, or closed before it was answered`);
+    return false;
+  }, UI_TIMEOUT_MS, 100);
+  const typed = await input.fill(value, { timeout: 10_000 }).then(() => true, () => false);
+  if (!typed || !(await titled.isVisible()) || (await input.inputValue()) !== value) {
+    await closeQuickInput(page);
+    throw new PaletteClosed(`the input box "${title}" closed before it was answered`);
+  }
   await input.press('Enter');
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
 }
 
 /** A status bar item whose text matches. */

@@ -9,7 +9,7 @@ import { Bm25Index } from '../src/index/search/bm25-index';
 import { buildBm25, keywordHeading } from '../src/index/search/bm25-build';
 import { hybridSearch, topK } from '../src/index/search/hybrid-search';
 import { VectorIndex, normalizeRows } from '../src/index/search/vector-index';
-import { fakeEmbedding } from '../test/fakes/openai-server';
+import { fakeEmbedding } from '../test/fakes/scripted-replies';
 import { bigramBm25 } from './bigram-bm25';
 import { qaParagraphs } from './fixtures';
 import { QA_DIR, QA_SETS, percentile, qaSet, recallAt } from './qa-set';

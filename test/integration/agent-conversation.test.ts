@@ -6,7 +6,7 @@ import { countTokens } from '../../src/common/tokenizer';
 import { Budgets } from '../../src/harness/budget';
 import { type EarlierTurn, conversationContext, turnLine } from '../../src/harness/conversation-context';
 import { baselineDir, loadBundle } from '../../src/harness/prompt-bundle';
-import { observationsOf } from '../fakes/openai-server';
+import { observationsOf } from '../fakes/scripted-replies';
 import { tempDir } from '../helpers';
 import { type AgentSetup, act, recordingTracer, systemOf, useAgentSetup } from './agent-setup';
 

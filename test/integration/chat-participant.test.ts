@@ -10,7 +10,8 @@ import { LmRefusal, hostModelOf } from '../../src/vscode/lm-chat-model';
 import { OPEN_CITATION, OPEN_TRACE, type ParticipantStream, answerInChat } from '../../src/vscode/participant-handler';
 import { eventually } from '../e2e/lib/wait';
 import { fakeLmPort, zhTranslate } from '../fakes/lm-port';
-import { FakeOpenAIServer, observationsOf } from '../fakes/openai-server';
+import { FakeOpenAIServer } from '../fakes/openai-server';
+import { observationsOf } from '../fakes/scripted-replies';
 import { fixture, tempDir } from '../helpers';
 
 /** A ChatResponseStream that records what @docqa writes, in order. */

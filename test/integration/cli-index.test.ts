@@ -5,7 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { DataDir } from '../../src/common/data-dir';
 import { hybridSearch } from '../../src/index/search/hybrid-search';
 import { loadActiveSnapshot, loadSnapshot } from '../../src/index/store/snapshot-store';
-import { FakeOpenAIServer, fakeEmbedding } from '../fakes/openai-server';
+import { FakeOpenAIServer } from '../fakes/openai-server';
+import { fakeEmbedding } from '../fakes/scripted-replies';
 import { fixture, tempDir } from '../helpers';
 import { makeCli } from './cli';
 

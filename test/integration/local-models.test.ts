@@ -13,7 +13,7 @@ import { loadActiveSnapshot } from '../../src/index/store/snapshot-store';
 import { readTrace } from '../../src/trace/trace-store';
 import { FakeLmStudioServer } from '../fakes/lmstudio-server';
 import { FakeOllamaServer } from '../fakes/ollama-server';
-import { observationsOf } from '../fakes/openai-server';
+import { observationsOf } from '../fakes/scripted-replies';
 import { fixture, tempDir } from '../helpers';
 import { makeCli } from './cli';
 import { recordTrials } from '../reliability/trials';

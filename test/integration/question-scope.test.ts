@@ -7,7 +7,8 @@ import { workspaceKey } from '../../src/app/conversations/workspace-key';
 import { DocQaApp } from '../../src/app/docqa-app';
 import { AppSettings, fixedKeys } from '../../src/app/settings';
 import { readTrace } from '../../src/trace/trace-store';
-import { FakeOpenAIServer, observationsOf } from '../fakes/openai-server';
+import { FakeOpenAIServer } from '../fakes/openai-server';
+import { observationsOf } from '../fakes/scripted-replies';
 import { fixture, tempDir } from '../helpers';
 import { act, systemOf } from './agent-setup';
 

@@ -11,7 +11,8 @@ import { createIngestPool } from '../../src/index/ingest/ingest-pool';
 import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
 import { FILES, type LoadedSnapshot, deleteSnapshot, loadSnapshot, readManifest } from '../../src/index/store/snapshot-store';
 import { addSources, removeSource } from '../../src/index/sources/sources';
-import { FakeOpenAIServer, fakeEmbedding } from '../fakes/openai-server';
+import { FakeOpenAIServer } from '../fakes/openai-server';
+import { fakeEmbedding } from '../fakes/scripted-replies';
 import { tempDir } from '../helpers';
 
 const DIMS = 16;

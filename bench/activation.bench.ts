@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { CodeServer, QUIET_SETTINGS, dataDirOf, installExtension, makeProfile, removeProfile } from '../test/e2e/lib/code-server';
 import { ROOT, packagedVsix } from '../test/e2e/lib/paths';
-import { launchBrowser, listRow, openWorkbench, runCommand } from '../test/e2e/lib/workbench';
+import { runCommand } from '../test/e2e/lib/quick-input';
+import { launchBrowser, listRow, openWorkbench } from '../test/e2e/lib/workbench';
 import { qaParagraphs } from './fixtures';
 import type { BenchRow } from './report';
 

@@ -23,7 +23,8 @@ import { NEW_INSTALL_SETTINGS, answerOnScreen, chatWebview, notesWorkspace, step
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { activeTab, answerCommand, clearNotifications, clickNotificationButton, ctrlClick, expectedSelection, launchBrowser, modalDialog, notification, runCommand, selectionStatus, statusBarItem, useDarkTheme } from './lib/workbench';
+import { answerCommand, runCommand } from './lib/quick-input';
+import { activeTab, clearNotifications, clickNotificationButton, ctrlClick, expectedSelection, launchBrowser, modalDialog, notification, selectionStatus, statusBarItem, useDarkTheme } from './lib/workbench';
 
 const KEY = 'sk-e2e-first-hour-7731';
 const DOC_IMAGES = path.join(ROOT, 'docs', 'images');

@@ -21,7 +21,8 @@ import { CodeServer, QUIET_SETTINGS, endJourney, type Profile, installExtension,
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { activeTab, launchBrowser, openFile, openWorkbench, runCommand, webviewWith, webviewsWith } from './lib/workbench';
+import { runCommand } from './lib/quick-input';
+import { activeTab, launchBrowser, openFile, openWorkbench, webviewWith, webviewsWith } from './lib/workbench';
 
 const INSPECT = 'DocQA: Inspect Document Structure';
 

@@ -22,7 +22,8 @@ import { connectionSteps } from './lib/connection-steps';
 import { saveAsNote } from './lib/save-note';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { activeTab, answerCommand, clearNotifications, ctrlClick, closeModalEditor, expectedSelection, installFromVsix, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, paletteOffers, restrictedModeIndicator, runCommand, selectionStatus, statusBarItem, switchDisplayLanguage, trustWorkspace, webviewFrame, webviewWith } from './lib/workbench';
+import { answerCommand, paletteOffers, runCommand } from './lib/quick-input';
+import { activeTab, clearNotifications, ctrlClick, closeModalEditor, expectedSelection, installFromVsix, launchBrowser, listRow, modalDialog, notification, openFile, openWorkbench, restrictedModeIndicator, selectionStatus, statusBarItem, switchDisplayLanguage, trustWorkspace, webviewFrame, webviewWith } from './lib/workbench';
 
 const INSPECT = 'DocQA: Inspect Document Structure';
 const CHAT_KEY = 'sk-e2e-journey-key-5150';

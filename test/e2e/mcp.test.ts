@@ -19,7 +19,8 @@ import { recordTrials } from '../reliability/trials';
 import { CodeServer, QUIET_SETTINGS, endJourney, type Profile, installExtension, makeProfile } from './lib/code-server';
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
-import { launchBrowser, notification, openWorkbench, paletteOffers, runCommand } from './lib/workbench';
+import { paletteOffers, runCommand } from './lib/quick-input';
+import { launchBrowser, notification, openWorkbench } from './lib/workbench';
 
 describe('the MCP server from VS Code (code-server)', () => {
   it('copies a configuration that starts the extension’s MCP server over its own index', { timeout: 5 * 60_000 }, async () => {

@@ -17,7 +17,8 @@ import { makeCli } from '../integration/cli';
 import { CodeServer, QUIET_SETTINGS, endJourney, type Profile, installExtension, makeProfile } from './lib/code-server';
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
-import { activeTab, launchBrowser, openFile, openWorkbench, runCommand, webviewFrame } from './lib/workbench';
+import { runCommand } from './lib/quick-input';
+import { activeTab, launchBrowser, openFile, openWorkbench, webviewFrame } from './lib/workbench';
 
 
 describe('traces in VS Code (code-server)', () => {

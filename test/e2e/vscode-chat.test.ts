@@ -25,7 +25,8 @@ import { answerOnScreen, chatWebview } from './lib/first-hour';
 import { ROOT, packagedVsix } from './lib/paths';
 import { Journey } from './lib/steps';
 import { eventually } from './lib/wait';
-import { clearNotifications, expectedSelection, launchBrowser, notification, openWorkbench, runCommand, selectionStatus, useDarkTheme } from './lib/workbench';
+import { runCommand } from './lib/quick-input';
+import { clearNotifications, expectedSelection, launchBrowser, notification, openWorkbench, selectionStatus, useDarkTheme } from './lib/workbench';
 
 const DOC_IMAGES = path.join(ROOT, 'docs', 'images');
 const QUESTION = 'What does the cell membrane do?';

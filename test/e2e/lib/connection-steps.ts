@@ -5,7 +5,8 @@ import type { FakeOpenAIServer } from '../../fakes/openai-server';
 import { type Profile, userSettings } from './code-server';
 import type { Journey } from './steps';
 import { eventually } from './wait';
-import { answerCommand, clearNotifications, clickNotificationButton, closeModalEditor, notification, runCommand, settingsEditor, typeSetting } from './workbench';
+import { answerCommand, runCommand } from './quick-input';
+import { clearNotifications, clickNotificationButton, closeModalEditor, notification, settingsEditor, typeSetting } from './workbench';
 
 /**
  * A port on 127.0.0.1 where nothing listens (one the system just handed out and took back), so a

@@ -7,8 +7,8 @@ import path from 'node:path';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { QUIET_SETTINGS, type Profile } from './code-server';
 import { ROOT } from './paths';
-import { eventually } from './wait';
-import { UI_TIMEOUT_MS } from './workbench';
+import { UI_TIMEOUT_MS, eventually } from './wait';
+
 
 /**
  * QUIET_SETTINGS without what a new install does not have: VS Code's own chat and secondary side bar

@@ -140,7 +140,9 @@ async function typeIntoInputBox(page: Page, title: string, value: string): Promi
     return false;
   }, UI_TIMEOUT_MS, 100);
   const typed = await input.fill(value, { timeout: 10_000 }).then(() => true, () => false);
-  if (!typed || !(await titled.isVisible()) || (await input.inputValue()) !== value) {
+  // The box holds what was typed within 5 s, unless it closed under it.
+  const held = typed && (await eventually('the input box to hold what was typed', async () => !(await titled.isVisible()) || (await input.inputValue().catch(() => '')) === value, 5_000, 100).then(() => true, () => false));
+  if (!held || !(await titled.isVisible()) || (await input.inputValue()) !== value) {
     await closeQuickInput(page);
     throw new PaletteClosed(`the input box "${title}" closed before it was answered`);
   }

@@ -9,7 +9,6 @@ import { QUIET_SETTINGS, type Profile } from './code-server';
 import { ROOT } from './paths';
 import { UI_TIMEOUT_MS, eventually } from './wait';
 
-
 /**
  * QUIET_SETTINGS without what a new install does not have: VS Code's own chat and secondary side bar
  * hidden, and no Welcome page at startup. The Welcome page matters beyond looks: it creates the

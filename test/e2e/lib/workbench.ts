@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type Browser, type FrameLocator, type Locator, type Page, chromium } from 'playwright-core';
 import { CHROMIUM } from './paths';
-
 import { attr, closeQuickInput, openQuickInput, quickInput, quickPickLabels, runCommand } from './quick-input';
 import { UI_TIMEOUT_MS, eventually } from './wait';
 

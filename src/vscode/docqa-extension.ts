@@ -25,7 +25,7 @@ import { sourceWatchGlob } from './format-patterns';
 import { RebuildScheduler } from './rebuild-scheduler';
 import { type StatusInput, statusView } from './status-model';
 import { TreeViews } from './tree-views';
-import { ANSWERED, KEYWORD_ONLY_CHOSEN, WALKTHROUGH_ID, walkthroughContext } from './walkthrough';
+import { ANSWERED, KEYWORD_ONLY_CHOSEN, WALKTHROUGH_ID, stepsDone, walkthroughContext } from './walkthrough';
 import { EmbeddingChoice } from './embedding-choice';
 import { VsCodeModels } from './lm-models';
 import { ConnectionCheck } from './connection-check';
@@ -67,6 +67,8 @@ export class DocQaExtension implements vscode.Disposable {
   private readonly sources: SourceCommands;
   private sourceWatchers: vscode.Disposable[] = [];
   private watchedSources = '';
+  /** Walkthrough steps this window has marked done (see markStepsDone). */
+  private readonly markedSteps = new Set<string>();
   /** The active snapshot as the status bar shows it, read on refresh (never on a build's progress events). */
   private active: StatusInput['snapshot'] = null;
 
@@ -149,7 +151,28 @@ export class DocQaExtension implements vscode.Disposable {
     const keyless = !chatKey && isLoopback(this.app.settings.chat.base_url) && (await findLocalServer(this.app.settings.chat.base_url).catch(() => null)) !== null;
     // The views' welcome and the walkthrough's steps follow what really happened.
     const facts = { settings: this.app.settings, chatKey: Boolean(chatKey) || keyless || this.models.provider().value === 'vscode', embeddingKey: Boolean(embeddingKey), keywordOnlyChosen: Boolean(this.context.globalState.get(KEYWORD_ONLY_CHOSEN)), sources: sources.length, snapshot: active !== null, answered: Boolean(this.context.globalState.get(ANSWERED)) };
-    for (const [key, value] of Object.entries(walkthroughContext(facts))) await vscode.commands.executeCommand('setContext', key, value);
+    const context = walkthroughContext(facts);
+    for (const [key, value] of Object.entries(context)) await vscode.commands.executeCommand('setContext', key, value);
+    await this.markStepsDone(context);
+  }
+
+  /**
+   * VS Code (1.139) misses an `onContext:` completion whose key was already true when it registered the
+   * walkthrough, which it does after an asynchronous lookup, often after DocQA set its keys: the step
+   * then stays unchecked for the whole window. So each step whose fact holds is also marked done by id,
+   * once per window. Before the walkthrough is registered the command fails (the mark is stored all the
+   * same); the next refresh, and opening the walkthrough, try again.
+   */
+  private async markStepsDone(context: Record<string, boolean>): Promise<void> {
+    for (const step of stepsDone(context)) {
+      if (this.markedSteps.has(step)) continue;
+      try {
+        await vscode.commands.executeCommand('welcome.markStepComplete', step);
+        this.markedSteps.add(step);
+      } catch {
+        // Not registered yet (see above).
+      }
+    }
   }
 
   /** One watcher per source (its supported files and its .gitignore files), renewed when the sources change. */
@@ -231,7 +254,11 @@ export class DocQaExtension implements vscode.Disposable {
     cmd('docqa.showFailedDocuments', () => this.showFailedDocuments());
     cmd('docqa.revealInExplorer', (node?: { file?: string | null }) => (node?.file ? vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(node.file)) : undefined));
     cmd('docqa.openDataFolder', () => vscode.env.openExternal(this.context.globalStorageUri));
-    cmd('docqa.openWalkthrough', () => vscode.commands.executeCommand('workbench.action.openWalkthrough', WALKTHROUGH_ID, false));
+    cmd('docqa.openWalkthrough', async () => {
+      await vscode.commands.executeCommand('workbench.action.openWalkthrough', WALKTHROUGH_ID, false);
+      // The walkthrough is registered now: what an earlier refresh could not mark is marked.
+      await this.refresh();
+    });
     cmd('docqa.turnOnEmbeddings', () => this.embeddings.turnOn());
     this.tabs.register(cmd);
     cmd('docqa.openPdfPage', (args?: unknown) => openPdfPageCommand(this.context, args));

@@ -8,6 +8,15 @@ export const WALKTHROUGH_ID = 'docqa.docqa#docqa.gettingStarted';
 export const KEYWORD_ONLY_CHOSEN = 'docqa.walkthrough.keywordOnly';
 export const ANSWERED = 'docqa.walkthrough.answered';
 
+/** Each step of the walkthrough and the context key it completes on (its `onContext:` event in package.json). */
+export const STEP_CONTEXT_KEYS = {
+  chatModel: 'docqa.chatModelChosen',
+  embeddings: 'docqa.embeddingsChosen',
+  addFolder: 'docqa.hasSources',
+  build: 'docqa.hasSnapshot',
+  ask: 'docqa.hasAsked',
+} as const;
+
 export interface SetupFacts {
   settings: AppSettings;
   chatKey: boolean;
@@ -35,4 +44,12 @@ export function walkthroughContext(f: SetupFacts): Record<string, boolean> {
     'docqa.hasSnapshot': f.snapshot,
     'docqa.hasAsked': f.answered,
   };
+}
+
+/**
+ * The ids of the steps whose context key holds, as VS Code names a step (`walkthrough#step`): what
+ * `welcome.markStepComplete` takes. Pure.
+ */
+export function stepsDone(context: Record<string, boolean>): string[] {
+  return Object.entries(STEP_CONTEXT_KEYS).flatMap(([step, key]) => (context[key] ? [`${WALKTHROUGH_ID}#${step}`] : []));
 }

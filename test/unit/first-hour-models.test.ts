@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { AppSettings } from '../../src/app/settings';
-import { walkthroughContext } from '../../src/vscode/walkthrough';
+import { STEP_CONTEXT_KEYS, WALKTHROUGH_ID, stepsDone, walkthroughContext } from '../../src/vscode/walkthrough';
 import { itemsOf, mentionAt, rankItems, scopeOfItems, withoutMention } from '../../webview/chat/mention';
 
 describe('the walkthrough’s context keys: from what happened', () => {
@@ -18,6 +18,16 @@ describe('the walkthrough’s context keys: from what happened', () => {
     assert.equal(walkthroughContext(facts({ embeddingKey: true }))['docqa.embeddingsChosen'], false, 'a key while embeddings are off is not a choice');
     assert.equal(walkthroughContext(facts({ keywordOnlyChosen: true }))['docqa.embeddingsChosen'], true);
     assert.deepEqual([walkthroughContext(facts({ sources: 2 }))['docqa.hasSources'], walkthroughContext(facts({ snapshot: true }))['docqa.hasSnapshot'], walkthroughContext(facts({ answered: true }))['docqa.hasAsked']], [true, true, true]);
+  });
+  it('each step is marked done by the id VS Code gives it, once its key holds (VS Code misses a key already true when it registers the walkthrough)', () => {
+    assert.deepEqual(stepsDone(walkthroughContext(facts())), []);
+    assert.deepEqual(stepsDone(walkthroughContext(facts({ chatKey: true, sources: 1 }))), ['docqa.docqa#docqa.gettingStarted#chatModel', 'docqa.docqa#docqa.gettingStarted#addFolder']);
+    // The steps and keys are package.json's: its walkthrough, each step's onContext event.
+    const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { publisher: string; name: string; contributes: { walkthroughs: Array<{ id: string; steps: Array<{ id: string; completionEvents: string[] }> }> } };
+    const walkthrough = manifest.contributes.walkthroughs[0]!;
+    assert.equal(`${manifest.publisher}.${manifest.name}#${walkthrough.id}`, WALKTHROUGH_ID);
+    const fromManifest = Object.fromEntries(walkthrough.steps.map((st) => [st.id, st.completionEvents.find((e) => e.startsWith('onContext:'))!.slice('onContext:'.length)]));
+    assert.deepEqual(fromManifest, STEP_CONTEXT_KEYS);
   });
 });
 

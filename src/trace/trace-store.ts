@@ -42,7 +42,9 @@ export async function readTrace(dir: DataDir, runId: string): Promise<LoadedTrac
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new DocQaError('store_io', `cannot read the trace of ${runId}: ${errorMessage(err)}`);
   }
-  if (!meta && raw === null) throw new DocQaError('trace_not_found', `no trace for run ${runId} (see \`docqa trace list\`)`);
+  // A run killed between creating its folder and its first record leaves the folder alone: `trace list`
+  // shows it, so it reads as an incomplete trace with nothing in it, not as one that does not exist.
+  if (!meta && raw === null && !(await isDirectory(folder))) throw new DocQaError('trace_not_found', `no trace for run ${runId} (see \`docqa trace list\`)`);
   const spans: SpanRecord[] = [];
   const artifacts = new Map<string, ArtifactRecord>();
   let unreadable = 0;
@@ -60,6 +62,14 @@ export async function readTrace(dir: DataDir, runId: string): Promise<LoadedTrac
     else artifacts.set(parsed.data.artifact_id, parsed.data);
   }
   return { run_id: runId, meta, spans, artifacts, unreadable_lines: unreadable };
+}
+
+async function isDirectory(p: string): Promise<boolean> {
+  try {
+    return (await fs.stat(p)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 export interface TraceSummary {

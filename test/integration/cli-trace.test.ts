@@ -283,6 +283,20 @@ describe('traces, manifests, replay and export', () => {
     assert.match(shown.stdout, /^ {4}scan_term {2}/m);
   });
 
+  it('a run killed before its first record (an empty folder) lists and shows as incomplete; an unknown run stays not found', async () => {
+    // The crash loop found it: SIGKILL between the folder's mkdir and the first write; list showed it, show said not found.
+    const runId = 'r20261203T044630890Z-f4202a';
+    fs.mkdirSync(path.join(cli.store, 'traces', runId), { recursive: true });
+    const listed = cli.json<Array<{ run_id: string; partial: boolean }>>(['trace', 'list', '--json']).find((r) => r.run_id === runId);
+    assert.equal(listed?.partial, true);
+    const shown = cli.run(['trace', 'show', runId]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /INCOMPLETE: trace\.json was never written/);
+    const unknown = cli.run(['trace', 'show', 'r20261203T044630890Z-000000']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no trace for run r20261203T044630890Z-000000/);
+  });
+
   it('Ctrl-C during a streaming answer cancels the run: exit 1, CANCELLED, and the trace says so', async () => {
     server.scriptChat('Thought: a long answer that is being written slowly.');
     server.inject('/v1/chat/completions', { kind: 'stalled_stream' });

@@ -1,8 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import writeFileAtomic from 'write-file-atomic';
 import { errorMessage } from '../common/errors';
+import { withinDeadline } from '../common/within-deadline';
 import type { Redactor } from '../common/redact';
 import { TRACE_FORMAT_VERSION, type TraceMeta, type TraceRecord } from '../shared/trace-model';
 import type { TraceSink } from './tracer';
@@ -124,12 +124,11 @@ export class TraceWriter implements TraceSink {
    * throws: the outcome says whether the trace is whole.
    */
   async close(meta: Omit<TraceMeta, 'formatVersion' | 'run_id' | 'records_written' | 'records_dropped' | 'partial' | 'writer_error'>): Promise<TraceOutcome> {
-    const deadline = sleep(this.options.closeTimeoutMs, 'timeout' as const);
     const idle = (async () => {
       while (this.draining) await this.draining;
       return 'idle' as const;
     })();
-    if ((await Promise.race([idle, deadline])) === 'timeout') {
+    if ((await withinDeadline(idle, this.options.closeTimeoutMs)) === 'timeout') {
       this.error ??= `trace writer did not finish within ${this.options.closeTimeoutMs} ms`;
       this.dropped += this.queue.length + this.inflight;
       this.queue = [];
@@ -147,7 +146,7 @@ export class TraceWriter implements TraceSink {
     try {
       await fs.mkdir(this.dir, { recursive: true });
       const write = writeFileAtomic(path.join(this.dir, META_FILE), `${this.redactor.redact(JSON.stringify(full, null, 2))}\n`, { fsync: true });
-      if ((await Promise.race([write.then(() => 'done' as const), sleep(this.options.closeTimeoutMs, 'timeout' as const)])) === 'timeout') throw new Error(`${META_FILE} was not written within ${this.options.closeTimeoutMs} ms`);
+      if ((await withinDeadline(write, this.options.closeTimeoutMs)) === 'timeout') throw new Error(`${META_FILE} was not written within ${this.options.closeTimeoutMs} ms`);
     } catch (err) {
       this.error ??= this.redactor.redact(errorMessage(err));
       return { ...outcome(), partial: true };

@@ -28,6 +28,16 @@ describe('trace writer', () => {
     assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'trace.json'), 'utf8')).partial, false);
   });
 
+  it('close leaves no timer behind: a CLI command that traced its run exits as soon as it is done', async () => {
+    // The close deadline was a sleep raced and never cancelled: every traced `docqa ask` lingered 2 s.
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const w = new TraceWriter('r1b', path.join(tempDir(), 'r1b'), new Redactor());
+    spans(new Tracer('metadata', w), 2);
+    assert.equal((await w.close(meta)).partial, false);
+    assert.equal(timers(), before);
+  });
+
   it('a full device (/dev/full): the trace is marked partial with the error and a count of what was lost', async () => {
     const dir = path.join(tempDir(), 'r2');
     fs.mkdirSync(dir);

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import crypto from 'node:crypto';
+import { nodeBundleOptions } from './bundle-options.mjs';
 
 const require = createRequire(import.meta.url);
 const watch = process.argv.includes('--watch');
@@ -27,21 +28,7 @@ function sourceHash() {
   return h.digest('hex').slice(0, 16);
 }
 
-const common = {
-  define: { __DOCQA_BUILD__: JSON.stringify(sourceHash()) },
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  sourcemap: true,
-  minify: production,
-  logLevel: 'warning',
-  // pdf.js probes for this optional native canvas package; text extraction never needs it.
-  external: ['vscode', '@napi-rs/canvas'],
-  // pdf.js uses import.meta.url only to require() that optional canvas package; in the CommonJS bundle
-  // it is empty, the probe fails quietly and no native module is loaded.
-  logOverride: { 'empty-import-meta': 'silent' },
-};
+const common = nodeBundleOptions({ production, buildHash: sourceHash() });
 
 fs.rmSync(out, { recursive: true, force: true });
 // pdf.js is a bundle of its own (dist/pdfjs/pdf.js), loaded on the first PDF (see pdfjs-bundle.ts); the

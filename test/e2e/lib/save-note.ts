@@ -16,7 +16,16 @@ export async function saveAsNote(page: Page, turn: Locator, folder: string): Pro
     if ((await input.inputValue()) !== `${folder}/`) await input.fill(`${folder}/`);
     return (await input.inputValue()) === `${folder}/`;
   }, 15_000, 250);
-  await page.locator('.quick-input-widget .monaco-button', { hasText: 'Save Note Here' }).click();
+  // The dialog re-reads the folder it was given; a click while it does is dropped (seen under load: the
+  // dialog stayed open with the folder in it). Clicked again until the dialog closes.
+  const save = page.locator('.quick-input-widget .monaco-button', { hasText: 'Save Note Here' });
+  const dialog = page.locator('.quick-input-widget');
+  for (let attempt = 1; ; attempt++) {
+    await save.click();
+    const closed = await dialog.waitFor({ state: 'hidden', timeout: 5_000 }).then(() => true, () => false);
+    if (closed) break;
+    if (attempt === 4) throw new Error('the folder dialog stayed open after 4 clicks on "Save Note Here"');
+  }
   await clickNotificationButton(page, /DocQA: the note is saved as .+\.md\./, 'Open Note');
   const file = fs.readdirSync(folder).find((f) => f.endsWith('.md'));
   if (!file) throw new Error(`no note in ${folder}`);

@@ -1,4 +1,7 @@
 import type { BuildOptions } from 'esbuild';
 
 /** See bundle-options.mjs. */
+export const LAZY_PACKAGES: readonly string[];
+
+/** See bundle-options.mjs. */
 export function nodeBundleOptions(o: { production: boolean; buildHash: string }): BuildOptions & { external: string[] };

@@ -1,6 +1,12 @@
 // The esbuild options of the Node bundles (extension host, CLI, workers, the lazily loaded parser
 // bundles), apart from esbuild.mjs so that a test can build the production bundles the same way.
 
+/**
+ * The packages loaded lazily from bundles of their own (pdf.js, OCR): the bundles that start at once (the
+ * extension host, the CLI, the workers) leave them out.
+ */
+export const LAZY_PACKAGES = ['pdfjs-dist', 'tesseract.js', 'tesseract.js-core', 'pako'];
+
 /** @param {{ production: boolean, buildHash: string }} o */
 export function nodeBundleOptions({ production, buildHash }) {
   return {

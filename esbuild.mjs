@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import crypto from 'node:crypto';
-import { nodeBundleOptions } from './bundle-options.mjs';
+import { LAZY_PACKAGES, nodeBundleOptions } from './bundle-options.mjs';
 
 const require = createRequire(import.meta.url);
 const watch = process.argv.includes('--watch');
@@ -33,7 +33,7 @@ const common = nodeBundleOptions({ production, buildHash: sourceHash() });
 fs.rmSync(out, { recursive: true, force: true });
 // pdf.js is a bundle of its own (dist/pdfjs/pdf.js), loaded on the first PDF (see pdfjs-bundle.ts); the
 // other bundles leave it out and start faster. The tokenizer's ranks are no bundle at all: see below.
-const withoutLazy = { ...common, external: [...common.external, 'pdfjs-dist', 'tesseract.js', 'tesseract.js-core', 'pako'] };
+const withoutLazy = { ...common, external: [...common.external, ...LAZY_PACKAGES] };
 await Promise.all([
   build({ ...withoutLazy, entryPoints: { extension: 'src/extension.ts', 'ingest-worker': 'src/index/ingest/ingest-worker.ts', 'bm25-worker': 'src/index/search/bm25-worker.ts' }, outdir: out }),
   build({ ...common, entryPoints: { 'pdfjs/pdf': 'src/index/parse/pdfjs-bundle.ts' }, outdir: out }),

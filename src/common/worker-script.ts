@@ -16,7 +16,7 @@ export function workerScript(dir: string, name: string): string | null {
  * workers do not inherit it). A bundle needs none of the host's Node options, so it gets none: a worker
  * inherits them by default, and a host started with `--import tsx` (the tests, a tool run from source)
  * had every worker load tsx's hooks, lex the 4 MB pdf.js bundle for its exports and parse its source
- * map: 1.6–4 s before a worker's first PDF instead of about 0.3 s.
+ * map: 1.6–4 s before a worker's first PDF instead of about 0.8 s.
  */
 export function startWorker(script: string, options: WorkerOptions = {}): Worker {
   if (!script.endsWith('.ts')) return new Worker(script, { execArgv: [], ...options });

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { build } from 'esbuild';
-import { nodeBundleOptions } from '../../bundle-options.mjs';
+import { LAZY_PACKAGES, nodeBundleOptions } from '../../bundle-options.mjs';
 import { createIngestPool } from '../../src/index/ingest/ingest-pool';
 import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
 import { fixture, tempDir } from '../helpers';
@@ -23,7 +23,7 @@ describe('the production bundles', () => {
     out = tempDir('docqa-production-bundles-');
     const options = nodeBundleOptions({ production: true, buildHash: 'test' });
     // As esbuild.mjs splits them: the worker leaves the lazily loaded libraries out, the formats' bundle has its own.
-    await build({ ...options, absWorkingDir: ROOT, entryPoints: { 'ingest-worker': 'src/index/ingest/ingest-worker.ts' }, outdir: out, external: [...options.external, 'pdfjs-dist', 'tesseract.js', 'tesseract.js-core', 'pako'] });
+    await build({ ...options, absWorkingDir: ROOT, entryPoints: { 'ingest-worker': 'src/index/ingest/ingest-worker.ts' }, outdir: out, external: [...options.external, ...LAZY_PACKAGES] });
     await build({ ...options, absWorkingDir: ROOT, entryPoints: { formats: 'src/index/parse/formats-bundle.ts' }, outdir: out });
     fs.copyFileSync(path.join(ROOT, 'dist', 'o200k.bin'), path.join(out, 'o200k.bin'));
     pool = createIngestPool(DEFAULT_INGEST_OPTIONS, path.join(out, 'ingest-worker.js'), 1);

@@ -89,21 +89,22 @@ fs.copyFileSync('webview/document/document.css', path.join(out, 'document-view.c
 const codicons = path.join(path.dirname(require.resolve('@vscode/codicons/package.json')), 'dist');
 for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join(codicons, f), path.join(out, f));
 
-// gpt-tokenizer's o200k ranks, packed once here for the tokenizer's byte-pair merger (bpe-merger.ts) and
-// written as dist/o200k.bin, which tokenizer.ts reads at its first count.
+// The o200k tokenizer's tables (its pattern's character classes, the byte-pair merger's tables over
+// gpt-tokenizer's ranks), built once here and written as dist/o200k.bin, which tokenizer.ts reads whole
+// at its first count instead of building them (o200k-tables.ts).
 const packer = await build({
   ...common,
   sourcemap: false,
   write: false,
   stdin: {
-    contents: "import ranks from 'gpt-tokenizer/bpeRanks/o200k_base'; import { packRanks } from './src/common/bpe-merger'; export const packed = packRanks(ranks);",
+    contents: "import ranks from 'gpt-tokenizer/bpeRanks/o200k_base'; import { BpeMerger } from './src/common/bpe-merger'; import { writeTokenizerTables } from './src/common/o200k-tables'; import { fillClassTable } from './src/common/tokenizer'; export const table = writeTokenizerTables(fillClassTable(new Uint8Array(0x10000)), BpeMerger.fromRanks(ranks));",
     resolveDir: path.resolve('.'),
     loader: 'ts',
   },
 });
 const packerModule = { exports: {} };
 new Function('module', 'exports', 'require', packer.outputFiles[0].text)(packerModule, packerModule.exports, require);
-fs.writeFileSync(path.join(out, 'o200k.bin'), packerModule.exports.packed);
+fs.writeFileSync(path.join(out, 'o200k.bin'), packerModule.exports.table);
 if (watch) console.log('watch mode is not supported; run npm run build again');
 
 // npm links a package's own `bin` only for its dependants, not inside the package itself; link it here

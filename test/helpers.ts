@@ -9,6 +9,11 @@ import type { RunManifest } from '../src/shared/trace-model';
 export const FIXTURES = path.join(__dirname, 'fixtures');
 export const fixture = (...p: string[]) => path.join(FIXTURES, ...p);
 
+/** Every file under `dir`, at any depth. */
+export function filesUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+}
+
 /** Exact unit boundaries: no merging of tiny neighbours. */
 export const UNMERGED: IngestOptions = { ...DEFAULT_INGEST_OPTIONS, chunking: { target_tokens: 256, max_tokens: 512, min_tokens: 0 } };
 

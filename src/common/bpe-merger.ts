@@ -68,6 +68,75 @@ export function packRanks(ranks: Ranks): Uint8Array {
   return out;
 }
 
+/** What BpeMerger reads: the packed ranks (the arena its slots point into) and the lookup tables over them. */
+export interface BpeTables {
+  /** The table `packRanks` packed: each token is found at its offset here. */
+  arena: Uint8Array;
+  /** Open addressing, a power of two slots of SLOT words (see BpeMerger). */
+  slots: Int32Array;
+  maxTokenBytes: number;
+  /** FILTER_WORDS words. */
+  filter: Int32Array;
+  /** PAIR_SLOTS words. */
+  pairs: Int32Array;
+}
+
+/** Words per slot of `BpeTables.slots`, of the Bloom filter (2^21 bits, see filterBit) and of the pairs' table. */
+export const SLOT_WORDS = SLOT;
+export const FILTER_WORDS = (1 << 21) >>> 5;
+export const PAIR_SLOTS = 2 << 16;
+
+/** Whether `bytes` starts as a table `packRanks` packed (its header only). */
+export function isPackedRanks(bytes: Uint8Array): boolean {
+  if (bytes.length < HEADER) return false;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return view.getUint32(0, true) === MAGIC && view.getUint32(4, true) === PACK_VERSION;
+}
+
+/** The lookup tables over a table packed by `packRanks`, checked as they are built. */
+export function buildTables(packed: Uint8Array): BpeTables {
+  if (!isPackedRanks(packed)) throw new Error(`not a token table of version ${PACK_VERSION}`);
+  const count = new DataView(packed.buffer, packed.byteOffset, packed.byteLength).getUint32(8, true);
+  let capacity = 1 << 10;
+  while (capacity < count * 2) capacity *= 2;
+  const mask = capacity - 1;
+  const slots = new Int32Array(capacity * SLOT);
+  let maxTokenBytes = 0;
+  let at = HEADER;
+  for (let rank = 0; rank < count; rank++) {
+    if (at >= packed.length) throw new Error(`token table ends at rank ${rank} of ${count}`);
+    const kind = packed[at++]!;
+    if (kind === UNUSED) continue;
+    const len = packed[at]!;
+    if ((kind !== STRING && kind !== BYTES) || len === 0 || at + 1 + len > packed.length) throw new Error(`token table is corrupt at rank ${rank}`);
+    maxTokenBytes = Math.max(maxTokenBytes, len);
+    const h = hashOf(packed, at + 1, at + 1 + len) ^ kind;
+    let slot = (h ^ (h >>> 15)) & mask;
+    for (let other = slots[slot * SLOT + 1]!; other !== 0; other = slots[slot * SLOT + 1]!) {
+      // The same bytes twice: the later rank wins, as in the library's map.
+      if (slots[slot * SLOT] === h && (slots[slot * SLOT + 2]! & 3) === kind && sameToken(packed, other - 1, packed, at + 1, len)) break;
+      slot = (slot + 1) & mask;
+    }
+    slots[slot * SLOT] = h;
+    slots[slot * SLOT + 1] = at + 1;
+    slots[slot * SLOT + 2] = (rank << 2) | kind;
+    at += 1 + len;
+  }
+  if (at !== packed.length) throw new Error(`token table has ${packed.length - at} bytes past its last rank`);
+  const filter = new Int32Array(FILTER_WORDS);
+  const pairs = new Int32Array(PAIR_SLOTS).fill(-1);
+  for (let slot = 0; slot <= mask; slot++) {
+    const token = slots[slot * SLOT + 1]!;
+    if (token === 0) continue;
+    const bit = filterBit(slots[slot * SLOT]!);
+    filter[bit >>> 5] = filter[bit >>> 5]! | (1 << (bit & 31));
+    if (packed[token - 1] !== 2) continue;
+    const info = slots[slot * SLOT + 2]!;
+    pairs[((info & 3) - 1) * 65536 + (packed[token]! << 8) + packed[token + 1]!] = info >>> 2;
+  }
+  return { arena: packed, slots, maxTokenBytes, filter, pairs };
+}
+
 export class BpeMerger {
   /**
    * Open addressing over the tokens' bytes. A lookup touches one slot and the packed table, where each
@@ -97,58 +166,28 @@ export class BpeMerger {
   private pair = new Int32Array(KEEP_BYTES);
   private heap = new Float64Array(KEEP_BYTES * 2);
 
-  /** A table packed by `packRanks` (dist/o200k.bin is one, written by the build). */
-  constructor(packed: Uint8Array) {
-    const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
-    if (packed.length < HEADER || view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== PACK_VERSION) {
-      throw new Error(`not a token table of version ${PACK_VERSION}`);
-    }
-    const count = view.getUint32(8, true);
-    let capacity = 1 << 10;
-    while (capacity < count * 2) capacity *= 2;
-    const mask = capacity - 1;
-    const slots = new Int32Array(capacity * SLOT);
-    let maxTokenBytes = 0;
-    let at = HEADER;
-    for (let rank = 0; rank < count; rank++) {
-      if (at >= packed.length) throw new Error(`token table ends at rank ${rank} of ${count}`);
-      const kind = packed[at++]!;
-      if (kind === UNUSED) continue;
-      const len = packed[at]!;
-      if ((kind !== STRING && kind !== BYTES) || len === 0 || at + 1 + len > packed.length) throw new Error(`token table is corrupt at rank ${rank}`);
-      maxTokenBytes = Math.max(maxTokenBytes, len);
-      const h = hashOf(packed, at + 1, at + 1 + len) ^ kind;
-      let slot = (h ^ (h >>> 15)) & mask;
-      for (let other = slots[slot * SLOT + 1]!; other !== 0; other = slots[slot * SLOT + 1]!) {
-        // The same bytes twice: the later rank wins, as in the library's map.
-        if (slots[slot * SLOT] === h && (slots[slot * SLOT + 2]! & 3) === kind && sameToken(packed, other - 1, packed, at + 1, len)) break;
-        slot = (slot + 1) & mask;
-      }
-      slots[slot * SLOT] = h;
-      slots[slot * SLOT + 1] = at + 1;
-      slots[slot * SLOT + 2] = (rank << 2) | kind;
-      at += 1 + len;
-    }
-    if (at !== packed.length) throw new Error(`token table has ${packed.length - at} bytes past its last rank`);
-    this.slots = slots;
-    this.mask = mask;
-    this.arena = packed;
-    this.maxTokenBytes = maxTokenBytes;
-    this.filter = new Int32Array(FILTER_BITS >>> 5);
-    this.pairs = new Int32Array(2 << 16).fill(-1);
-    for (let slot = 0; slot <= mask; slot++) {
-      const token = slots[slot * SLOT + 1]!;
-      if (token === 0) continue;
-      const bit = filterBit(slots[slot * SLOT]!);
-      this.filter[bit >>> 5] = this.filter[bit >>> 5]! | (1 << (bit & 31));
-      if (packed[token - 1] !== 2) continue;
-      const info = slots[slot * SLOT + 2]!;
-      this.pairs[((info & 3) - 1) * 65536 + (packed[token]! << 8) + packed[token + 1]!] = info >>> 2;
-    }
+  /** Tables built by `buildTables`, or read back whole from a file (bpe-table-file.ts). */
+  constructor(tables: BpeTables) {
+    this.slots = tables.slots;
+    this.mask = tables.slots.length / SLOT - 1;
+    this.arena = tables.arena;
+    this.maxTokenBytes = tables.maxTokenBytes;
+    this.filter = tables.filter;
+    this.pairs = tables.pairs;
+  }
+
+  /** The tables it reads, as built: what a build writes to a file so that a start need not build them again. */
+  get tables(): BpeTables {
+    return { arena: this.arena, slots: this.slots, maxTokenBytes: this.maxTokenBytes, filter: this.filter, pairs: this.pairs };
+  }
+
+  /** Over a table packed by `packRanks`. */
+  static fromPacked(packed: Uint8Array): BpeMerger {
+    return new BpeMerger(buildTables(packed));
   }
 
   static fromRanks(ranks: Ranks): BpeMerger {
-    return new BpeMerger(packRanks(ranks));
+    return BpeMerger.fromPacked(packRanks(ranks));
   }
 
   /** Rank given as `kind` for the bytes `buf[a, c)`, or -1 when there is none. */
@@ -298,8 +337,6 @@ function heapPop(heap: Float64Array, size: number): void {
   }
   heap[i] = last;
 }
-
-const FILTER_BITS = 1 << 21;
 
 /** The filter's bit for a hash: bits other than those that pick a token's home slot. */
 function filterBit(h: number): number {

@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
-import { BpeMerger, packRanks, type Ranks } from './bpe-merger';
+import { BpeMerger, type Ranks } from './bpe-merger';
 import { CodeUnits } from './code-units';
+import { readTokenizerTables } from './o200k-tables';
 import { ownFile } from './own-bundle';
 
 /**
@@ -25,17 +26,19 @@ export const TOKENIZER_NAME = 'gpt-tokenizer@4.0.0/o200k_base';
  */
 
 let merger: BpeMerger | null = null;
-/** The o200k ranks as `packRanks` packs them, written next to the bundles by the build (esbuild.mjs). */
+/** The tokenizer's tables as `writeTokenizerTables` writes them, next to the bundles (esbuild.mjs). */
 const O200K_TABLE = 'o200k.bin';
 
 /**
- * Exact count of the chunk `b[s, e)` from the o200k ranks, loaded on first use: the build's packed file
- * (1.8 MB, read in a few milliseconds, where the library's 3.4 MB of JavaScript took a quarter of a second to
- * load), or, run from source, the package's ranks packed here (required at run time, so no bundle takes
- * them in).
+ * Exact count of the chunk `b[s, e)` from the o200k ranks. Built, the merger comes with the class table
+ * from the build's file (see `ready`); run from source, over the package's ranks packed here (required
+ * at run time, so no bundle takes in their 3.4 MB of JavaScript, which took a quarter of a second to load).
  */
 function bpeCount(b: Uint16Array, s: number, e: number): number {
-  merger ??= new BpeMerger(ownFile(O200K_TABLE) ?? packRanks((createRequire(__filename)('gpt-tokenizer/bpeRanks/o200k_base') as { default: Ranks }).default));
+  if (merger === null) {
+    ready();
+    merger ??= BpeMerger.fromRanks((createRequire(__filename)('gpt-tokenizer/bpeRanks/o200k_base') as { default: Ranks }).default);
+  }
   return merger.count(b, s, e);
 }
 
@@ -86,16 +89,22 @@ export function fillClassTable(table: Uint8Array): Uint8Array {
 
 /**
  * The class table, filled at the first count, not when the module loads (commands that count nothing
- * start without it); a binding that never changes, which the scanning loops read fastest.
+ * start without it); a binding that never changes, which the scanning loops read fastest. Built, it comes
+ * from the build's file with the merger's tables (filled there by this same function); run from source,
+ * it is filled here.
  */
 const CLS = new Uint8Array(0x10000);
 let classesFilled = false;
 
 function ready(): void {
-  if (!classesFilled) {
-    fillClassTable(CLS);
-    classesFilled = true;
-  }
+  if (classesFilled) return;
+  const file = ownFile(O200K_TABLE);
+  if (file) {
+    const tables = readTokenizerTables(file);
+    CLS.set(tables.classes);
+    merger = tables.merger;
+  } else fillClassTable(CLS);
+  classesFilled = true;
 }
 
 /**

@@ -1,16 +1,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import o200kRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
 import { countTokens as libraryCount } from 'gpt-tokenizer/encoding/o200k_base';
 import { BpeMerger, packRanks } from '../../src/common/bpe-merger';
 import { preTokenize } from '../../src/common/tokenizer';
-import { FIXTURES } from '../helpers';
-
-function walk(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
-}
+import { filesUnder, FIXTURES } from '../helpers';
 
 const merger = BpeMerger.fromRanks(o200kRanks);
 
@@ -34,7 +29,7 @@ describe('BpeMerger', () => {
 
   it('counts every pre-tokenizer chunk of every fixture exactly as the library does', () => {
     const chunks = new Set<string>();
-    for (const f of walk(FIXTURES).filter((x) => /\.(md|txt)$/.test(x))) for (const c of preTokenize(fs.readFileSync(f, 'utf8'))) chunks.add(c);
+    for (const f of filesUnder(FIXTURES).filter((x) => /\.(md|txt)$/.test(x))) for (const c of preTokenize(fs.readFileSync(f, 'utf8'))) chunks.add(c);
     assert.ok(chunks.size > 1000);
     for (const c of chunks) assertSameCount(c);
   });
@@ -81,14 +76,14 @@ describe('BpeMerger', () => {
 
   it('refuses a packed table that is not one, is cut short or runs on, naming what is wrong', () => {
     const packed = packRanks(['a', 'b', [0xff], undefined, 'ab']);
-    const small = new BpeMerger(packed);
+    const small = BpeMerger.fromPacked(packed);
     assert.equal(small.count(units('abab'), 0, 4), 2);
-    assert.throws(() => new BpeMerger(new Uint8Array(3)), /not a token table of version 1/);
+    assert.throws(() => BpeMerger.fromPacked(new Uint8Array(3)), /not a token table of version 1/);
     const other = packed.slice();
     other[0] = 0x58;
-    assert.throws(() => new BpeMerger(other), /not a token table/);
-    assert.throws(() => new BpeMerger(packed.subarray(0, packed.length - 2)), /corrupt at rank 4|ends at rank/);
-    assert.throws(() => new BpeMerger(Uint8Array.from([...packed, 1, 1, 0x61])), /3 bytes past its last rank/);
+    assert.throws(() => BpeMerger.fromPacked(other), /not a token table/);
+    assert.throws(() => BpeMerger.fromPacked(packed.subarray(0, packed.length - 2)), /corrupt at rank 4|ends at rank/);
+    assert.throws(() => BpeMerger.fromPacked(Uint8Array.from([...packed, 1, 1, 0x61])), /3 bytes past its last rank/);
     assert.throws(() => packRanks(['x'.repeat(300)]), /300 bytes long/);
   });
 });

@@ -99,9 +99,10 @@ describe('int8 vector search with exact rescoring', () => {
     const byGlobal = new Map<number, number>();
     for (let r = 0; r < 1000; r++) for (const k of [0, 1]) if (global(r, k) >= 0) byGlobal.set(global(r, k), r);
     for (const q of queries.slice(0, 10)) {
+      const scores = exact.score(q);
       const want = [...byGlobal]
         .filter(([g]) => allowed(g))
-        .map(([g, r]) => ({ block: g, score: exact.score(q)[r]! }))
+        .map(([g, r]) => ({ block: g, score: scores[r]! }))
         .sort((a, b) => b.score - a.score || a.block - b.block)
         .slice(0, 10);
       assert.deepEqual(q8.search(q, 10, allowed), want);

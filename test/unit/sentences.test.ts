@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import { sentenceGoesOn, firstSentence, firstSentences, SEGMENT_WINDOW, splitSentences } from '../../src/index/blocks/sentences';
-import { FIXTURES } from '../helpers';
-
-function walk(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
-}
+import { filesUnder, FIXTURES } from '../helpers';
 
 describe('first sentences', () => {
   it('are the same from one batched pass as text by text (every fixture paragraph, English and Chinese)', () => {
-    const paras = walk(FIXTURES)
+    const paras = filesUnder(FIXTURES)
       .filter((f) => /\.(md|txt)$/.test(f))
       .flatMap((f) => fs.readFileSync(f, 'utf8').split(/\n\s*\n/));
     paras.push('', '   ', 'No stop at all', 'Ends with a separator\u2029', '\u2029starts with one. Then more.', 'Mr. Smith went to Washington. He came back.', 'x'.repeat(500), `${'词'.repeat(300)}。后面`, '你好！世界。', '  padded.  ');
@@ -112,7 +107,7 @@ describe('splitSentences', () => {
     }, []);
 
   it('gives the segmenter’s own sentences (abbreviations joined) for the fixtures, window by window (each file, and all of them as one text)', () => {
-    const texts = walk(FIXTURES)
+    const texts = filesUnder(FIXTURES)
       .filter((f) => /\.(md|txt)$/.test(f))
       .map((f) => fs.readFileSync(f, 'utf8'));
     const all = texts.join('\n\n');

@@ -4,15 +4,11 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { countTokens as libraryCount } from 'gpt-tokenizer/encoding/o200k_base';
 import { CLASS_PATTERNS, fillClassTable, countJoined, countTokens, countWithTail, preTokenize } from '../../src/common/tokenizer';
-import { FIXTURES } from '../helpers';
-
-function walk(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
-}
+import { filesUnder, FIXTURES } from '../helpers';
 
 describe('countTokens', () => {
   it('equals the library’s whole-string o200k count on every Markdown and text fixture, paragraph by paragraph', () => {
-    const texts = walk(path.join(FIXTURES, 'markdown')).map((f) => fs.readFileSync(f, 'utf8').replace(/^\uFEFF/, ''));
+    const texts = filesUnder(path.join(FIXTURES, 'markdown')).map((f) => fs.readFileSync(f, 'utf8').replace(/^\uFEFF/, ''));
     texts.push('  leading spaces,\ttabs\r\nand CRLF  \n\n\n trailing   ', '数字 12345678 和 emoji 👩‍👩‍👧 以及 ｆｕｌｌｗｉｄｔｈ');
     let checked = 0;
     for (const t of texts) {
@@ -30,7 +26,7 @@ describe('countTokens', () => {
   });
 
   it('counts a join of two trimmed texts exactly from their parts', () => {
-    const paras = walk(path.join(FIXTURES, 'markdown'))
+    const paras = filesUnder(path.join(FIXTURES, 'markdown'))
       .flatMap((f) => fs.readFileSync(f, 'utf8').split(/\n\n+/))
       .map((p) => p.trim())
       .filter(Boolean);
@@ -75,7 +71,7 @@ describe('countTokens', () => {
     const long = `${'abcdefghij'.repeat(20)} ${'甲乙丙丁戊'.repeat(30)} ${' '.repeat(100)}x`;
     assert.equal(countTokens(long), libraryCount(long));
     assert.equal(countTokens(long), libraryCount(long), 'the same long chunks a second time');
-    const fixtures = walk(path.join(FIXTURES, 'markdown')).map((f) => fs.readFileSync(f, 'utf8').replace(/^\uFEFF/, ''));
+    const fixtures = filesUnder(path.join(FIXTURES, 'markdown')).map((f) => fs.readFileSync(f, 'utf8').replace(/^\uFEFF/, ''));
     const huge = Array.from({ length: 8 }, (_, i) => fixtures.join(`\n\n# Copy ${i}\n\n`)).join('\n');
     assert.ok(huge.length > 100_000);
     assert.equal(countTokens(huge), libraryCount(huge));
@@ -87,7 +83,7 @@ describe('pre-tokenizer scanner', () => {
   it('splits text exactly like the library pattern: fixtures, and random strings over every character class the pattern names', async () => {
     const { O200K_TOKEN_SPLIT_REGEX } = await import('gpt-tokenizer/encodingParams/constants');
     const unicode = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, 'gu');
-    const samples = walk(FIXTURES)
+    const samples = filesUnder(FIXTURES)
       .filter((f) => /\.(md|txt)$/.test(f))
       .map((f) => fs.readFileSync(f, 'utf8'));
     // ASCII of every kind, contractions, upper/title/modifier/other letters, marks (combining, spacing),

@@ -43,12 +43,10 @@ await Promise.all([
   // OCR: tesseract.js's worker script, Tesseract's core (its JavaScript half) and pako, loaded on the
   // first scanned page with OCR on (see ocr-runtime.ts); the WebAssembly and language data are copied below.
   build({ ...common, entryPoints: { 'ocr/ocr': 'src/index/parse/ocr-bundle.ts' }, outdir: out }),
-  build({
-    ...withoutLazy,
-    entryPoints: { cli: 'src/cli/main.ts' },
-    outdir: out,
-    banner: { js: '#!/usr/bin/env node' },
-  }),
+  // The CLI itself: dist/cli-main.js, which `docqa` (dist/cli.js, below) compiles with a code cache.
+  // Its dynamic imports (OpenTelemetry's http, openai's node:buffer) become require calls: the launcher's
+  // vm.Script would need Node's experimental loader hook for import(), which warns on the terminal.
+  build({ ...withoutLazy, entryPoints: { 'cli-main': 'src/cli/main.ts' }, outdir: out, supported: { 'dynamic-import': false } }),
   build({
     bundle: true,
     platform: 'browser',
@@ -81,6 +79,10 @@ fs.copyFileSync(path.join(pkgDir('tesseract.js-core'), 'tesseract-core-simd-lstm
 for (const lang of ['eng', 'chi_sim']) {
   fs.copyFileSync(path.join(pkgDir(`@tesseract.js-data/${lang}`), '4.0.0_best_int', `${lang}.traineddata.gz`), path.join(out, 'ocr', `${lang}.traineddata.gz`));
 }
+// `docqa`: the launcher that runs dist/cli-main.js from V8's code cache (src/cli/launcher.ts), told the
+// bundle's hash so that it never reads a cache made for another build.
+const cliMainSha = crypto.createHash('sha256').update(fs.readFileSync(path.join(out, 'cli-main.js'))).digest('hex');
+await build({ ...common, define: { ...common.define, __CLI_MAIN_SHA__: JSON.stringify(cliMainSha) }, entryPoints: { cli: 'src/cli/launcher.ts' }, outdir: out, banner: { js: '#!/usr/bin/env node' } });
 fs.chmodSync(path.join(out, 'cli.js'), 0o755);
 // The chat view's stylesheet and the codicon font it loads from dist (CSP style-src/font-src cspSource).
 fs.copyFileSync('webview/chat/chat.css', path.join(out, 'chat.css'));

@@ -86,10 +86,45 @@ describe('CLI start-up', () => {
     assert.ok(fs.readFileSync(PDFJS, 'utf8').includes('PDFDocumentProxy'));
     const tables = writeTokenizerTables(fillClassTable(new Uint8Array(0x10000)), BpeMerger.fromRanks(o200kRanks));
     assert.ok(Buffer.from(tables).equals(fs.readFileSync(O200K)), 'dist/o200k.bin is the classes and merger tables as this Node builds them');
-    for (const bundle of ['cli.js', 'extension.js', 'ingest-worker.js']) {
+    for (const bundle of ['cli.js', 'cli-main.js', 'extension.js', 'ingest-worker.js']) {
       const code = fs.readFileSync(path.join(DIST, bundle), 'utf8');
       assert.ok(!code.includes('PDFDocumentProxy'), `${bundle} contains pdf.js`);
       assert.ok(!code.includes('bpeRanks/o200k_base.js'), `${bundle} contains the o200k ranks`);
     }
+  });
+
+  it('starts from a V8 code cache it writes beside the bundle, and ignores a cache it cannot use or write', () => {
+    // A copy of the launcher and the bundle, so the shared dist/ cache of the other tests is not touched.
+    const dir = tempDir('docqa-v8cache-');
+    for (const f of ['cli.js', 'cli-main.js']) fs.copyFileSync(path.join(DIST, f), path.join(dir, f));
+    const cache = path.join(dir, 'cli-main.v8cache');
+    const version = () => {
+      const r = spawnSync(process.execPath, [path.join(dir, 'cli.js'), '--version'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stderr, '');
+      return r.stdout.trim();
+    };
+    const expected = version();
+    assert.match(expected, /^\d+\.\d+\.\d+/);
+    const header = (f: string) => fs.readFileSync(f).subarray(0, 200).toString('latin1').split('\n')[0]!;
+    assert.match(header(cache), new RegExp(`^docqa-v8cache 1 [0-9a-f]{64} ${process.version.replace(/\./g, '\\.')} ${process.arch}$`));
+    // Used, not written again.
+    const written = fs.statSync(cache);
+    assert.equal(version(), expected);
+    assert.equal(fs.statSync(cache).mtimeMs, written.mtimeMs);
+    // A cache made for another build is not read, and is replaced.
+    fs.writeFileSync(cache, fs.readFileSync(cache, 'latin1').replace(/^docqa-v8cache 1 [0-9a-f]{8}/, 'docqa-v8cache 1 00000000'), 'latin1');
+    assert.equal(version(), expected);
+    assert.doesNotMatch(header(cache), / 00000000/);
+    // Garbage V8 refuses: the CLI runs as ever and the cache is written again.
+    const key = header(cache);
+    fs.writeFileSync(cache, `${key}\nnot a code cache`);
+    assert.equal(version(), expected);
+    assert.ok(fs.statSync(cache).size > 100_000, 'rewritten');
+    // A cache that cannot be written (its path is a folder): quietly without.
+    fs.rmSync(cache);
+    fs.mkdirSync(cache);
+    assert.equal(version(), expected);
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['cli-main.js', 'cli-main.v8cache', 'cli.js'], 'no temporary file left behind');
   });
 });

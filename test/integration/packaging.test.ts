@@ -79,8 +79,10 @@ describe('extension package', () => {
       'dist/document-view.js',
       'dist/document-view.css',
       'dist/formats.js',
-      // The CLI: VS Code's agent and other MCP clients run `docqa mcp` from it (src/vscode/mcp-launch.ts).
+      // The CLI: VS Code's agent and other MCP clients run `docqa mcp` from it (src/vscode/mcp-launch.ts);
+      // cli.js runs cli-main.js with a code cache it writes at run time (never shipped).
       'dist/cli.js',
+      'dist/cli-main.js',
       'dist/o200k.bin',
       'dist/pdfjs/pdf.js',
       ...filesUnder('dist/pdfjs/cmaps'),

@@ -7,6 +7,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { DocQaError } from '../common/errors';
 import type { Redactor } from '../common/redact';
 import type { AttrValue } from '../shared/trace-model';
+import { nobodyListening } from './collector-listening';
 import type { LoadedTrace } from './trace-store';
 
 const hr = (ms: number): HrTime => {
@@ -66,6 +67,8 @@ export async function exportOtlp(trace: LoadedTrace, url: string, appVersion: st
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new DocQaError('invalid_argument', `--otlp must be an http(s) URL, not ${parsed.protocol}`);
   const spans = toReadableSpans(trace, appVersion, redactor);
+  const nobody = await nobodyListening(parsed, timeoutMs);
+  if (nobody) throw new DocQaError('export_failed', `the OTLP collector at ${parsed.origin} did not accept the trace: nothing is listening there (${nobody}); check the address and that the collector is running`);
   const exporter = new OTLPTraceExporter({ url: parsed.toString(), timeoutMillis: timeoutMs });
   try {
     const result = await new Promise<{ code: ExportResultCode; error?: Error }>((resolve) => exporter.export(spans, resolve));

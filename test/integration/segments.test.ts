@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildSnapshot } from '../../src/index/store/build-snapshot';
+import { Bm25OffThread } from '../../src/index/search/bm25-off-thread';
 import { DataDir } from '../../src/common/data-dir';
 import { EmbeddingConfig } from '../../src/index/embed/embedding-client';
 import { hybridSearch } from '../../src/index/search/hybrid-search';
@@ -105,6 +106,39 @@ describe('segmented snapshots', () => {
       await pool.close();
     });
   }
+
+  it('ends the keyword-index worker once the last batch is indexed, before the runs are merged', async () => {
+    const root = tempDir();
+    const notes = path.join(root, 'notes');
+    fs.mkdirSync(notes);
+    for (let i = 0; i < 12; i++) fs.writeFileSync(path.join(notes, `n${i}.md`), note(i));
+    const store = new DataDir(path.join(root, 'store'));
+    await addSources(store, [notes]);
+    const pool = createIngestPool(DEFAULT_INGEST_OPTIONS, null);
+    const embedding = EmbeddingConfig.parse({ provider: 'openai-compatible', base_url: server.baseURL, model: 'fake', dimensions: DIMS });
+    const events: string[] = [];
+    const close = Bm25OffThread.prototype.close;
+    Bm25OffThread.prototype.close = function (this: Bm25OffThread) {
+      events.push('worker closed');
+      return close.call(this);
+    };
+    try {
+      await buildSnapshot(store, {
+        ingest: DEFAULT_INGEST_OPTIONS,
+        embedding,
+        embeddingApiKey: '',
+        pool,
+        batchBlocks: 5,
+        // With embeddings, the one 'index' step is the merge of the batches' runs (see onFinishing).
+        onProgress: (p) => void (p.stage === 'index' ? events.push('merging') : undefined),
+      });
+    } finally {
+      Bm25OffThread.prototype.close = close;
+      await pool.close();
+    }
+    assert.equal(events[0], 'worker closed');
+    assert.ok(events.includes('merging'));
+  });
 
   it('a parent whose segment files were removed by hand is not built upon: the next build is a full one and answers', async () => {
     const root = tempDir();

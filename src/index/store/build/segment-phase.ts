@@ -171,6 +171,8 @@ export async function writeNewSegment(input: SegmentPhaseInput): Promise<Segment
       ready = next;
     }
     if (ready) await write(ready);
+    // Its last index is in: the worker's heap (30–60 MB at 100k blocks) goes before the runs are merged.
+    await indexer.close();
     input.onFinishing?.();
     const t = performance.now();
     const segment = writer ? await writer.finish() : null;

@@ -32,6 +32,17 @@ function fingerprint(s: LoadedSnapshot): unknown {
   };
 }
 
+/** `n` notes in a fresh folder added as the source of a fresh store. */
+async function notesStore(n: number): Promise<{ notes: string; store: DataDir }> {
+  const root = tempDir();
+  const notes = path.join(root, 'notes');
+  fs.mkdirSync(notes);
+  for (let i = 0; i < n; i++) fs.writeFileSync(path.join(notes, `n${i}.md`), note(i));
+  const store = new DataDir(path.join(root, 'store'));
+  await addSources(store, [notes]);
+  return { notes, store };
+}
+
 describe('segmented snapshots', () => {
   let server: FakeOpenAIServer;
   before(async () => {
@@ -108,12 +119,7 @@ describe('segmented snapshots', () => {
   }
 
   it('ends the keyword-index worker once the last batch is indexed, before the runs are merged', async () => {
-    const root = tempDir();
-    const notes = path.join(root, 'notes');
-    fs.mkdirSync(notes);
-    for (let i = 0; i < 12; i++) fs.writeFileSync(path.join(notes, `n${i}.md`), note(i));
-    const store = new DataDir(path.join(root, 'store'));
-    await addSources(store, [notes]);
+    const { store } = await notesStore(12);
     const pool = createIngestPool(DEFAULT_INGEST_OPTIONS, null);
     const embedding = EmbeddingConfig.parse({ provider: 'openai-compatible', base_url: server.baseURL, model: 'fake', dimensions: DIMS });
     const events: string[] = [];
@@ -141,12 +147,7 @@ describe('segmented snapshots', () => {
   });
 
   it('a parent whose segment files were removed by hand is not built upon: the next build is a full one and answers', async () => {
-    const root = tempDir();
-    const notes = path.join(root, 'notes');
-    fs.mkdirSync(notes);
-    for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(notes, `n${i}.md`), note(i));
-    const store = new DataDir(path.join(root, 'store'));
-    await addSources(store, [notes]);
+    const { store } = await notesStore(5);
     const pool = createIngestPool(DEFAULT_INGEST_OPTIONS, null);
     const embedding = EmbeddingConfig.parse({ provider: 'openai-compatible', base_url: server.baseURL, model: 'fake', dimensions: DIMS });
     const build = async () => (await buildSnapshot(store, { ingest: DEFAULT_INGEST_OPTIONS, embedding, embeddingApiKey: '', pool })).manifest;

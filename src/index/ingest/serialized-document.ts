@@ -1,5 +1,5 @@
 import type { Document, UnreadPage } from '../../shared/document';
-import type { ScanOutcome } from './ingest-pool';
+import type { IngestOutcome, UnchangedFile } from './ingest-file';
 
 /** What a build keeps in memory of a parsed document set aside on disk (the doc_id comes once the registry has seen every file). */
 export interface DocumentHead {
@@ -88,6 +88,9 @@ export function serializeDocument(doc: Document, spares?: SpareBuffers): Seriali
   const line = `${JSON.stringify(doc)}\n`;
   return { head: headOf(doc), json: spares ? spares.encode(line) : utf8.encode(line) };
 }
+
+/** What the pool answers for a file (ingest-pool.ts's ScanOutcome, named here without importing the pool). */
+type ScanOutcome = IngestOutcome | UnchangedFile;
 
 /** A scan whose document comes serialised: what a build spools. */
 export type SerializedScan = { ok: true; serialized: SerializedDocument; mtime_ms?: number } | Exclude<ScanOutcome, { ok: true }>;

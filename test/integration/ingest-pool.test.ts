@@ -7,7 +7,7 @@ import { createIngestPool } from '../../src/index/ingest/ingest-pool';
 import { ingestSources } from '../../src/index/ingest/ingest-sources';
 import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
 import { addSources } from '../../src/index/sources/sources';
-import { FIXTURES, tempDir } from '../helpers';
+import { FIXTURES, fixture, tempDir } from '../helpers';
 import { preparePdfThread } from '../../src/index/ingest/ingest-worker';
 
 // This test process parses PDFs itself, as an ingestion worker does (pdf.js runs in workers only).
@@ -16,6 +16,33 @@ preparePdfThread();
 const WORKER = path.join(__dirname, '..', '..', 'dist', 'ingest-worker.js');
 
 describe('ingestion in worker threads', () => {
+  it('hands a build serialised documents, each written into a buffer the host gave back when one holds it', async () => {
+    const pool = createIngestPool(DEFAULT_INGEST_OPTIONS, WORKER, 1);
+    try {
+      const identity = { doc_id: '', source_label: 'f', aliases: [] };
+      const large = fixture('markdown', 'cell-notes.md');
+      const small = fixture('markdown', 'zh-history.md');
+      const first = await pool.runSerialized(large, identity);
+      assert.ok(first.ok === true && 'serialized' in first);
+      const asObjects = await pool.run(large, identity);
+      assert.ok(asObjects.ok === true);
+      assert.equal(new TextDecoder().decode(first.serialized.json), `${JSON.stringify(asObjects.document)}\n`);
+      assert.equal(first.serialized.json.buffer.byteLength, first.serialized.json.byteLength);
+      const size = first.serialized.json.byteLength;
+      first.serialized.release!();
+      // The smaller document comes back in the larger one's buffer: the worker wrote it there.
+      const second = await pool.runSerialized(small, identity);
+      assert.ok(second.ok === true && 'serialized' in second);
+      assert.equal(second.serialized.json.buffer.byteLength, size);
+      assert.ok(second.serialized.json.byteLength < size);
+      const again = await pool.run(small, identity);
+      assert.ok(again.ok === true);
+      assert.equal(new TextDecoder().decode(second.serialized.json), `${JSON.stringify(again.document)}\n`);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('gives byte-identical documents and failures to in-process ingestion, in the same order', async () => {
     assert.ok(fs.existsSync(WORKER), 'run npm run build first');
     const store = new DataDir(tempDir());

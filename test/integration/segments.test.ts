@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildSnapshot } from '../../src/index/store/build-snapshot';
+import { Bm25OffThread } from '../../src/index/search/bm25-off-thread';
 import { DataDir } from '../../src/common/data-dir';
 import { EmbeddingConfig } from '../../src/index/embed/embedding-client';
 import { hybridSearch } from '../../src/index/search/hybrid-search';
@@ -29,6 +30,17 @@ function fingerprint(s: LoadedSnapshot): unknown {
     vectors: s.vectors ? Object.values(s.vectors.globalRows()).map((a) => Buffer.from(a.buffer).toString('base64')) : null,
     hits: queries.map((q) => hybridSearch(s.bm25, s.vectors, q, s.vectors ? Float32Array.from(fakeEmbedding(q, DIMS)) : null, 10)),
   };
+}
+
+/** `n` notes in a fresh folder added as the source of a fresh store. */
+async function notesStore(n: number): Promise<{ notes: string; store: DataDir }> {
+  const root = tempDir();
+  const notes = path.join(root, 'notes');
+  fs.mkdirSync(notes);
+  for (let i = 0; i < n; i++) fs.writeFileSync(path.join(notes, `n${i}.md`), note(i));
+  const store = new DataDir(path.join(root, 'store'));
+  await addSources(store, [notes]);
+  return { notes, store };
 }
 
 describe('segmented snapshots', () => {
@@ -106,13 +118,36 @@ describe('segmented snapshots', () => {
     });
   }
 
+  it('ends the keyword-index worker once the last batch is indexed, before the runs are merged', async () => {
+    const { store } = await notesStore(12);
+    const pool = createIngestPool(DEFAULT_INGEST_OPTIONS, null);
+    const embedding = EmbeddingConfig.parse({ provider: 'openai-compatible', base_url: server.baseURL, model: 'fake', dimensions: DIMS });
+    const events: string[] = [];
+    const close = Bm25OffThread.prototype.close;
+    Bm25OffThread.prototype.close = function (this: Bm25OffThread) {
+      events.push('worker closed');
+      return close.call(this);
+    };
+    try {
+      await buildSnapshot(store, {
+        ingest: DEFAULT_INGEST_OPTIONS,
+        embedding,
+        embeddingApiKey: '',
+        pool,
+        batchBlocks: 5,
+        // With embeddings, the one 'index' step is the merge of the batches' runs (see onFinishing).
+        onProgress: (p) => void (p.stage === 'index' ? events.push('merging') : undefined),
+      });
+    } finally {
+      Bm25OffThread.prototype.close = close;
+      await pool.close();
+    }
+    assert.equal(events[0], 'worker closed');
+    assert.ok(events.includes('merging'));
+  });
+
   it('a parent whose segment files were removed by hand is not built upon: the next build is a full one and answers', async () => {
-    const root = tempDir();
-    const notes = path.join(root, 'notes');
-    fs.mkdirSync(notes);
-    for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(notes, `n${i}.md`), note(i));
-    const store = new DataDir(path.join(root, 'store'));
-    await addSources(store, [notes]);
+    const { store } = await notesStore(5);
     const pool = createIngestPool(DEFAULT_INGEST_OPTIONS, null);
     const embedding = EmbeddingConfig.parse({ provider: 'openai-compatible', base_url: server.baseURL, model: 'fake', dimensions: DIMS });
     const build = async () => (await buildSnapshot(store, { ingest: DEFAULT_INGEST_OPTIONS, embedding, embeddingApiKey: '', pool })).manifest;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildBm25 } from '../../src/index/search/bm25-build';
+import { Bm25Builder, buildBm25 } from '../../src/index/search/bm25-build';
 import { Bm25OffThread } from '../../src/index/search/bm25-off-thread';
 import { PackedTerms } from '../../src/index/search/term-table';
 
@@ -11,6 +11,19 @@ const batch = (k: number, n: number) => {
 };
 
 describe('one keyword-index worker for every batch of a build', () => {
+  it('its builder starts each batch afresh but keeps the postings arrays it grew', () => {
+    const builder = new Bm25Builder();
+    for (const [k, n] of [[0, 2500], [1, 300], [2, 1200]] as const) {
+      const { texts, heads } = batch(k, n);
+      builder.add(texts.slice(0, 100), heads.slice(0, 100));
+      builder.add(texts.slice(100), heads.slice(100));
+      assert.deepEqual(builder.finish(), buildBm25(texts, heads), `batch ${k}`);
+      const grown = builder.capacity;
+      builder.reset();
+      assert.equal(builder.capacity, grown, 'the arrays stay for the next batch');
+    }
+  });
+
   it('builds batch after batch in one worker, each the same as built here (nothing of one batch in the next)', async () => {
     const indexer = new Bm25OffThread();
     try {

@@ -35,6 +35,30 @@ describe('embedding cache', () => {
     for (const n of [3, 41]) assert.deepEqual(few.get(items[n]![0]), items[n]![1]);
   });
 
+  it('reads rows into the buffer the caller gives, batch after batch, most of a segment or a few of it', async () => {
+    const items = Array.from({ length: 3000 }, (_, n) => [embeddingKey(`room ${n}`), vectorOf(n)] as const);
+    await open().putAll(items.slice(0, 2000));
+    await open().putAll(items.slice(2000));
+    let room = new Float32Array(0);
+    const asked: number[] = [];
+    const give = (n: number) => {
+      asked.push(n);
+      return room.length >= n ? room : (room = new Float32Array(n));
+    };
+    // Most of both segments (one pass over each), then a few rows of each (row by row), then an unknown key with a known one.
+    for (const wanted of [items.slice(100, 2900), [items[5]!, items[2999]!, items[1500]!], [items[7]!]]) {
+      const keys = [...wanted.map(([k]) => k), embeddingKey('never put')];
+      const got = await open().getMany(keys, give);
+      assert.equal(got.size, wanted.length);
+      for (const [k, v] of wanted) {
+        assert.deepEqual(got.get(k), v);
+        assert.equal(got.get(k)!.buffer, room.buffer, 'a view on the given buffer');
+      }
+    }
+    // Asked for room for every wanted key (unknown ones too), and grown only once.
+    assert.deepEqual(asked, [2801 * DIMS, 4 * DIMS, 2 * DIMS]);
+  });
+
   it('keys on normalised text: white space and Unicode composition do not matter', () => {
     assert.equal(embeddingKey('  caf\u00e9\n\tau   lait '), embeddingKey('cafe\u0301 au lait'));
     assert.notEqual(embeddingKey('cafe au lait'), embeddingKey('café au lait'));

@@ -11,6 +11,7 @@ import { buildBm25, keywordFields } from '../../src/index/search/bm25-build';
 import { quantizeRows } from '../../src/index/search/quantize';
 import { normalizeRows } from '../../src/index/search/vector-index';
 import { DocumentSpool, type SpooledDocument } from '../../src/index/store/build/document-spool';
+import { serializeDocument } from '../../src/index/ingest/serialized-document';
 import { SEGMENT_FILES_2 } from '../../src/index/store/segment-format';
 import { readCodes, readSegmentDocuments2, readSegmentKeyword2 } from '../../src/index/store/segment-reader';
 import { SegmentWriter } from '../../src/index/store/segment-writer';
@@ -188,5 +189,26 @@ describe('format-2 segment files', () => {
     );
     await spool.dispose();
     assert.equal(fs.existsSync(path.join(root, 'spool')), false);
+  });
+
+  it('spools a document serialised elsewhere as its bytes, hands the buffer back once written, and reads batch after batch through one buffer', async () => {
+    const root = tempDir();
+    const docs = await documents();
+    const spool = await DocumentSpool.create(path.join(root, 'spool'));
+    const released: number[] = [];
+    const records: SpooledDocument[] = [];
+    for (const [i, d] of docs.entries()) {
+      const s = serializeDocument(d);
+      records.push(await spool.putSerialized({ ...s, release: () => released.push(i) }));
+    }
+    assert.deepEqual(released, docs.map((_, i) => i));
+    await spool.flush();
+    assert.deepEqual(records.map((r) => r.length), docs.map((d) => Buffer.byteLength(`${JSON.stringify(d)}\n`)));
+    // Largest batch first, then smaller ones: the shared read buffer never shows an earlier batch's bytes.
+    for (const batch of [[0, 1, 2, 3, 4, 5, 6, 7], [6, 2], [1]]) {
+      const back = await spool.read(batch.map((i) => records[i]!));
+      back.forEach((d, k) => assert.deepEqual(d, docs[batch[k]!]));
+    }
+    await spool.dispose();
   });
 });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { writeDurable, writeDurablePieces } from '../../common/durable-write';
 import { StoreError, errorMessage } from '../../common/errors';
 import { futureVersion } from '../../common/json-file';
-import { EMBEDDING_CACHE_FORMAT_VERSION, type Segment, encodeSegment, findRows, forgetKeys, headerAndKeys, openSegment, readFormat1, readRows, readVectors, segmentKeys, writtenSegment } from './cache-segment';
+import { EMBEDDING_CACHE_FORMAT_VERSION, type Segment, encodeSegment, findRows, forgetKeys, headerAndKeys, openSegment, readFormat1, readRows, readVectors, segmentKeys, sweepRows, writtenSegment } from './cache-segment';
 import { heldAfterMerge, mergedVectors } from './segment-merge';
 import { KEY_BYTES as KEY, mergeOrder } from './sorted-keys';
 
@@ -108,9 +108,12 @@ export class EmbeddingCache {
 
   /**
    * Cached vectors of the given keys (hex); keys not cached are absent from the result. The vectors may
-   * be views of a segment's block read whole: read them, copy them, never write to them.
+   * be views of a segment's block read whole: read them, copy them, never write to them. With `room`,
+   * the rows read go into the buffer it gives for `n` values (then views on it, valid until it is
+   * given again): a build reuses one for all its batches instead of a new 16 MB block per batch, whose
+   * memory lingered until a collection and was then kept by the allocator.
    */
-  async getMany(keys: readonly string[]): Promise<Map<string, Float32Array>> {
+  async getMany(keys: readonly string[], room?: (n: number) => Float32Array): Promise<Map<string, Float32Array>> {
     const segments = await this.open();
     const out = new Map<string, Float32Array>();
     const wantedHex: string[] = [];
@@ -125,6 +128,9 @@ export class EmbeddingCache {
     // All wanted keys in one buffer, key n at byte 32 n: one decode instead of a Buffer per key.
     const wanted = Buffer.from(wantedHex.join(''), 'hex');
     let open = wantedHex.map((_, n) => n);
+    const into = room?.(wantedHex.length * dims);
+    /** Rows of `into` taken so far. */
+    let placed = 0;
     for (const seg of segments) {
       if (open.length === 0) break;
       // Its keys are all in `fresh`, looked at above (a build's dedupe of each flush searched every earlier flush: 0.4 s at 100k).
@@ -135,12 +141,19 @@ export class EmbeddingCache {
       open.forEach((n, j) => (rows[j]! >= 0 ? hits.push([n, rows[j]!]) : still.push(n)));
       open = still;
       if (hits.length === 0) continue;
-      // Most of a segment wanted: one read of its whole vector block beats a read per hit.
-      if (!seg.vectors && hits.length * 4 >= seg.count) seg.vectors = await readVectors(seg, dims);
+      // Most of a segment wanted: one read of its whole vector block beats a read per hit (with `into`,
+      // one pass over it).
+      const most = hits.length * 4 >= seg.count;
+      if (!seg.vectors && most && !into) seg.vectors = await readVectors(seg, dims);
       const block = seg.vectors;
       // Views, not copies: a copy of each vector cost a tenth of a 100k look-up, and callers only copy out.
       if (block) for (const [n, r] of hits) out.set(wantedHex[n]!, new Float32Array(block.buffer, block.byteOffset + r * dims * 4, dims));
-      else (await readRows(seg, dims, hits.map(([, r]) => r))).forEach((v, j) => out.set(wantedHex[hits[j]![0]]!, v));
+      else {
+        const rows = hits.map(([, r]) => r);
+        const dest = into?.subarray(placed * dims, (placed += rows.length) * dims);
+        const read = dest && most ? await sweepRows(seg, dims, rows, dest) : await readRows(seg, dims, rows, dest);
+        read.forEach((v, j) => out.set(wantedHex[hits[j]![0]]!, v));
+      }
     }
     return out;
   }

@@ -3,6 +3,7 @@ import type { Worker } from 'node:worker_threads';
 import { startWorker, workerScript } from '../../common/worker-script';
 import { type FileIdentity, type IngestOutcome, type UnchangedFile, ingestFile } from './ingest-file';
 import type { IngestOptions } from '../model';
+import { type SerializedScan, serializedScan } from './serialized-document';
 
 /** What a worker starts with (its workerData): the pool's options, the same for every job. */
 export interface WorkerSetup {
@@ -14,8 +15,14 @@ export interface WorkerRequest {
   identity: FileIdentity;
   /** Content hash of a document the caller already has for this path: skip parsing when unchanged. */
   knownHash?: string;
+  /** Answer with the document serialised (SerializedScan), not as objects. */
+  serialize?: true;
 }
 export type ScanOutcome = IngestOutcome | UnchangedFile;
+/** A serialised document's buffer, given back to the worker that wrote it once the host has written it out. */
+export interface WorkerRecycle {
+  recycle: ArrayBuffer;
+}
 /** A scanned page's OCR begins: the `index`th of `count` pages OCR reads in the document, page `page` of it. */
 export interface OcrPage {
   index: number;
@@ -34,7 +41,7 @@ export interface WorkerLog {
  * which is what a batch of tiny files waits for).
  */
 export type WorkerResponse =
-  | { id: number; outcome: ScanOutcome }
+  | { id: number; outcome: ScanOutcome | SerializedScan }
   | { id: number; error: string }
   | { log: WorkerLog }
   | { started: number }
@@ -57,6 +64,8 @@ export interface IngestPool {
   /** Workers started so far (they start as jobs arrive: at most `size`, no more than the work needed). */
   readonly started: number;
   run(path: string, identity: FileIdentity, signal?: AbortSignal, knownHash?: string, onOcrPage?: (p: OcrPage) => void): Promise<ScanOutcome>;
+  /** As run, the document serialised where it was parsed (its bytes transferred, not its objects copied). */
+  runSerialized(path: string, identity: FileIdentity, signal?: AbortSignal, knownHash?: string, onOcrPage?: (p: OcrPage) => void): Promise<SerializedScan>;
   close(): Promise<void>;
 }
 
@@ -73,10 +82,12 @@ export function defaultPoolSize(): number {
 }
 
 function inProcessPool(options: IngestOptions): IngestPool {
+  const run: IngestPool['run'] = (p, identity, signal, knownHash, onOcrPage) => ingestFile(p, identity, options, { signal, knownHash, ...(onOcrPage ? { onOcrPage } : {}) });
   return {
     size: 1,
     started: 0,
-    run: (p, identity, signal, knownHash, onOcrPage) => ingestFile(p, identity, options, { signal, knownHash, ...(onOcrPage ? { onOcrPage } : {}) }),
+    run,
+    runSerialized: async (...args) => serializedScan(await run(...args)),
     close: async () => undefined,
   };
 }
@@ -113,7 +124,9 @@ interface Job {
   path: string;
   identity: FileIdentity;
   knownHash?: string;
-  resolve: (o: ScanOutcome) => void;
+  /** Asked for by runSerialized: the worker answers with a SerializedScan. */
+  serialize: boolean;
+  resolve: (o: ScanOutcome | SerializedScan) => void;
   reject: (e: unknown) => void;
   /** Retried on a worker of its own: its worker died while it and another job were being parsed. */
   alone: boolean;
@@ -129,7 +142,7 @@ interface Pending {
   timer?: NodeJS.Timeout;
 }
 
-const parseFailure = (path: string, code: 'internal' | 'too_slow' | 'out_of_memory', message: string): ScanOutcome => ({ ok: false, failure: { path, stage: 'parse', code, message } });
+const parseFailure = (path: string, code: 'internal' | 'too_slow' | 'out_of_memory', message: string) => ({ ok: false, failure: { path, stage: 'parse', code, message } }) as const;
 
 /**
  * Up to `size` workers, started as the work needs them (one file starts one worker: a one-book build
@@ -192,7 +205,7 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
     }
   };
 
-  const settle = (id: number, outcome: ScanOutcome) => {
+  const settle = (id: number, outcome: ScanOutcome | SerializedScan) => {
     const p = pending.get(id);
     if (!p) return;
     pending.delete(id);
@@ -268,6 +281,11 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
       if ('ocr' in msg) return pending.get(msg.ocr.id)?.job.onOcrPage?.({ index: msg.ocr.index, count: msg.ocr.count, page: msg.ocr.page });
       const p = pending.get(msg.id);
       if (!p) return;
+      if ('outcome' in msg && msg.outcome.ok === true && 'serialized' in msg.outcome) {
+        const buf = msg.outcome.serialized.json.buffer;
+        // Back to this worker for its next document, unless it has stopped meanwhile.
+        msg.outcome.serialized.release = () => void (slot.retired || closed ? undefined : slot.worker.postMessage({ recycle: buf } satisfies WorkerRecycle, [buf]));
+      }
       settle(msg.id, 'outcome' in msg ? msg.outcome : parseFailure(p.job.path, 'internal', `unexpected error: ${msg.error}`));
     });
     slot.worker.on('error', (err) => died(slot, err, null));
@@ -310,7 +328,7 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
         if (slot.ready) begin(id);
       }
       // The options went once, with the worker's start.
-      const req: WorkerRequest = { id, path: job.path, identity: job.identity, ...(job.knownHash !== undefined ? { knownHash: job.knownHash } : {}) };
+      const req: WorkerRequest = { id, path: job.path, identity: job.identity, ...(job.knownHash !== undefined ? { knownHash: job.knownHash } : {}), ...(job.serialize ? { serialize: true } : {}) };
       slot.worker.postMessage(req);
     }
     // Drop the taken part once it is most of the array.
@@ -320,19 +338,23 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
     }
   }
 
+  /** A job queued; it resolves with what its worker answers (the serialised form when `serialize`). */
+  async function submit<T extends ScanOutcome | SerializedScan>(serialize: boolean, p: string, identity: FileIdentity, signal?: AbortSignal, knownHash?: string, onOcrPage?: (p: OcrPage) => void): Promise<T> {
+    signal?.throwIfAborted();
+    if (closed) throw new Error('ingestion pool closed');
+    return new Promise<T>((resolve, reject) => {
+      enqueue({ path: p, identity, serialize, ...(knownHash !== undefined ? { knownHash } : {}), ...(onOcrPage ? { onOcrPage } : {}), resolve: resolve as (o: ScanOutcome | SerializedScan) => void, reject, alone: false });
+      pump();
+    });
+  }
+
   return {
     size,
     get started() {
       return slots.length;
     },
-    async run(p, identity, signal, knownHash, onOcrPage) {
-      signal?.throwIfAborted();
-      if (closed) throw new Error('ingestion pool closed');
-      return new Promise<ScanOutcome>((resolve, reject) => {
-        enqueue({ path: p, identity, ...(knownHash !== undefined ? { knownHash } : {}), ...(onOcrPage ? { onOcrPage } : {}), resolve, reject, alone: false });
-        pump();
-      });
-    },
+    run: (p, identity, signal, knownHash, onOcrPage) => submit<ScanOutcome>(false, p, identity, signal, knownHash, onOcrPage),
+    runSerialized: (p, identity, signal, knownHash, onOcrPage) => submit<SerializedScan>(true, p, identity, signal, knownHash, onOcrPage),
     async close() {
       closed = true;
       for (const [, p] of pending) {

@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import { basename } from 'node:path';
 import { type DataDir } from '../../common/data-dir';
 import { registerDocuments } from '../sources/doc-registry';
-import { createIngestPool, type IngestPool, type OcrPage, type ScanOutcome } from './ingest-pool';
+import { createIngestPool, type IngestPool, type OcrPage } from './ingest-pool';
+import type { FileIdentity } from './ingest-file';
+import type { SerializedDocument, SerializedScan } from './serialized-document';
 import type { Document, UnreadPage } from '../../shared/document';
 import type { FailedDocument } from '../../shared/failed-document';
 import type { IngestOptions } from '../model';
@@ -99,6 +101,11 @@ export interface IngestRunOptions<P extends PreviousFile = PreviousFile, D exten
    * them aside on disk (DocumentSpool) instead of holding every parsed document until it is written.
    */
   keep?: (doc: Document) => Promise<D>;
+  /**
+   * Instead of `keep`: what to keep of a document serialised where it was parsed (see
+   * SerializedDocument); the pool's workers then hand over bytes, not objects.
+   */
+  keepSerialized?: (doc: SerializedDocument) => Promise<D>;
   signal?: AbortSignal;
   onProgress?: (p: IngestProgress) => void;
   /** Where reading and parsing run; by default a pool of worker threads (in-process without a worker script). */
@@ -170,7 +177,7 @@ export async function ingestSources<P extends PreviousFile = PreviousFile, D ext
 
   // Unchanged size and time (and not racy): the previous document stands, nothing is read.
   type Kept = { ok: true; kept: D; mtime_ms: number | undefined };
-  const outcomes: Array<Exclude<ScanOutcome, { ok: true }> | Kept | undefined> = new Array(ordered.length);
+  const outcomes: Array<Exclude<SerializedScan, { ok: true }> | Kept | undefined> = new Array(ordered.length);
   const trustBefore = run.trustMtimeBefore ?? -Infinity;
   if (run.previous) {
     for (const [i, file] of ordered.entries()) {
@@ -185,6 +192,17 @@ export async function ingestSources<P extends PreviousFile = PreviousFile, D ext
   }
 
   const pool = run.pool ?? createIngestPool(options);
+  type Scanned = { ok: true; byte_size: number; blocks: number; mtime_ms: number | undefined; keep: () => Promise<D> } | Exclude<SerializedScan, { ok: true }>;
+  /** One file through the pool: its document serialised by the worker when the run keeps it so. */
+  const scan = async (path: string, identity: FileIdentity, knownHash: string | undefined, onOcrPage: (p: OcrPage) => void): Promise<Scanned> => {
+    const { keepSerialized } = run;
+    if (keepSerialized) {
+      const o = await pool.runSerialized(path, identity, signal, knownHash, onOcrPage);
+      return o.ok === true ? { ok: true, byte_size: o.serialized.head.byte_size, blocks: o.serialized.head.blocks, mtime_ms: o.mtime_ms, keep: () => keepSerialized(o.serialized) } : o;
+    }
+    const o = await pool.run(path, identity, signal, knownHash, onOcrPage);
+    return o.ok === true ? { ok: true, byte_size: o.document.byte_size, blocks: o.document.blocks.length, mtime_ms: o.mtime_ms, keep: async () => (run.keep ? run.keep(o.document) : (o.document as unknown as D)) } : o;
+  };
   const inFlight = new Set<Promise<void>>();
   const toScan = ordered.flatMap((f, i) => (outcomes[i] ? [] : [i]));
   let done = 0;
@@ -196,11 +214,13 @@ export async function ingestSources<P extends PreviousFile = PreviousFile, D ext
       signal?.throwIfAborted();
       await run.gate?.passable(signal);
       const identity = { doc_id: PENDING_ID, source_label: file.source.label, aliases: file.source.aliases };
-      const job: Promise<void> = pool.run(file.path, identity, signal, reusable(run.previous?.get(file.path), options)?.content_hash, (p) => onProgress?.({ stage: 'parse', done, total: toScan.length, bytes, blocks, ocr: { ...p, path: file.path } })).then(async (o) => {
+      const knownHash = reusable(run.previous?.get(file.path), options)?.content_hash;
+      const onOcrPage = (p: OcrPage) => onProgress?.({ stage: 'parse', done, total: toScan.length, bytes, blocks, ocr: { ...p, path: file.path } });
+      const job: Promise<void> = scan(file.path, identity, knownHash, onOcrPage).then(async (o) => {
         if (o.ok === true) {
-          bytes += o.document.byte_size;
-          blocks += o.document.blocks.length;
-          outcomes[i] = { ok: true, kept: run.keep ? await run.keep(o.document) : (o.document as unknown as D), mtime_ms: o.mtime_ms };
+          bytes += o.byte_size;
+          blocks += o.blocks;
+          outcomes[i] = { ok: true, kept: await o.keep(), mtime_ms: o.mtime_ms };
         } else outcomes[i] = o;
         inFlight.delete(job);
         onProgress?.({ stage: 'parse', done: ++done, total: toScan.length, bytes, blocks });

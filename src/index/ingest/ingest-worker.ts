@@ -15,7 +15,8 @@ import { parserFor } from '../parse/registry';
 import { ingestFile } from './ingest-file';
 import { type RenderRequest, type RenderResponse, renderFile } from './render-file';
 import { limitWasmMemory, takeWasmRefusal } from './wasm-memory-limit';
-import type { OcrPage, WorkerLog, WorkerRequest, WorkerResponse, WorkerSetup } from './ingest-pool';
+import type { OcrPage, WorkerLog, WorkerRecycle, WorkerRequest, WorkerResponse, WorkerSetup } from './ingest-pool';
+import { SpareBuffers, serializedScan } from './serialized-document';
 
 /**
  * Prepares the current thread for pdf.js: the DOMMatrix it needs before it is imported, its worker
@@ -143,9 +144,12 @@ if (port) {
     warm = warmUpPdfJs().finally(() => port.postMessage({ warming: false } satisfies WorkerResponse));
     return warm;
   };
-  port.on('message', (req: WorkerRequest | RenderRequest) => {
+  /** Buffers of serialised documents the host has written and given back (see SerializedDocument.release). */
+  const spares = new SpareBuffers();
+  port.on('message', (req: WorkerRequest | RenderRequest | WorkerRecycle) => {
     // The document view's request (render-file.ts): a worker of its own, one render, then stopped.
     if ('render' in req) return void renderFile(req.render.path, req.render.location, options).then((rendered) => port.postMessage({ rendered } satisfies RenderResponse));
+    if ('recycle' in req) return spares.give(req.recycle);
     // Begun beside another job: the pool cannot tell when on its own (see WorkerResponse).
     if (running > 0) port.postMessage({ started: req.id } satisfies WorkerResponse);
     running++;
@@ -153,12 +157,13 @@ if (port) {
     const onOcrPage = (p: OcrPage) => port.postMessage({ ocr: { id: req.id, ...p } } satisfies WorkerResponse);
     void ingestFile(req.path, req.identity, options, { syncRead: true, knownHash: req.knownHash, beforeParse, onOcrPage })
       .then(
-        (outcome): WorkerResponse => ({ id: req.id, outcome }),
+        (outcome): WorkerResponse => ({ id: req.id, outcome: req.serialize ? serializedScan(outcome, spares) : outcome }),
         (err: unknown): WorkerResponse => ({ id: req.id, error: err instanceof Error ? err.message : String(err) }),
       )
       .then((answer) => {
         running--;
-        port.postMessage(answer);
+        // A serialised document's bytes move to the host, not copied.
+        port.postMessage(answer, 'outcome' in answer && answer.outcome.ok === true && 'serialized' in answer.outcome ? [answer.outcome.serialized.json.buffer] : []);
       });
   });
   port.postMessage({ ready: true } satisfies WorkerResponse);

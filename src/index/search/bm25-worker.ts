@@ -12,7 +12,7 @@ import type { Bm25WorkerRequest, Bm25WorkerResponse } from './bm25-off-thread';
 
 const port = isMainThread ? null : parentPort;
 if (port) {
-  let builder = new Bm25Builder();
+  const builder = new Bm25Builder();
   let failure: string | null = null;
   port.on('message', (m: Bm25WorkerRequest) => {
     if (m.type === 'slice') {
@@ -23,18 +23,18 @@ if (port) {
       }
       return;
     }
-    const done = builder;
     const failed = failure;
-    builder = new Bm25Builder();
     failure = null;
     try {
       if (failed !== null) throw new Error(failed);
-      const d = done.finish();
+      const d = builder.finish();
       const { chars, starts } = packTerms(d.terms);
       const reply: Bm25WorkerResponse = { type: 'built', chars, starts, offsets: d.offsets, blocks: d.blocks, tfs: d.tfs, headTfs: d.headTfs, docLengths: d.docLengths, headLengths: d.headLengths };
       port.postMessage(reply, [chars.buffer, starts.buffer, d.offsets.buffer, d.blocks.buffer, d.tfs.buffer, d.headTfs.buffer, d.docLengths.buffer, d.headLengths.buffer] as ArrayBuffer[]);
     } catch (err) {
       port.postMessage({ type: 'failed', message: err instanceof Error ? err.message : String(err) } satisfies Bm25WorkerResponse);
+    } finally {
+      builder.reset();
     }
   });
 }

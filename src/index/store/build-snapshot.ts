@@ -194,7 +194,7 @@ export async function buildSnapshot(dir: DataDir, opts: BuildOptions): Promise<B
             trustMtimeBefore: parentManifest ? Date.parse(parentManifest.created_at) - MTIME_GRANULARITY_MS : undefined,
             gate: opts.gate,
             staged,
-            keep: (doc) => spool.put(doc),
+            keepSerialized: (doc) => spool.putSerialized(doc),
             onProgress: (p) => {
               progress.bytes = p.bytes;
               progress.blocks = p.blocks;

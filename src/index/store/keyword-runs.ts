@@ -122,7 +122,9 @@ class FileRun implements RunSource {
     const len = this.u32[this.at >> 2]!;
     this.count = this.u32[(this.at >> 2) + 1]!;
     const c = (this.at + 8) >> 1;
-    this.term = len <= 8 ? String.fromCharCode(...this.u16.subarray(c, c + len)) : Buffer.from(this.buf, this.at + 8, len * 2).toString('utf16le');
+    const u = this.u16;
+    // Most terms are a character or two (CJK characters and bigrams): no view, no spread for those.
+    this.term = len === 1 ? String.fromCharCode(u[c]!) : len === 2 ? String.fromCharCode(u[c]!, u[c + 1]!) : len <= 8 ? String.fromCharCode(...u.subarray(c, c + len)) : Buffer.from(this.buf, this.at + 8, len * 2).toString('utf16le');
     this.postingsAt = this.at + 8 + pad4(len * 2);
     this.at += size;
     return true;
@@ -237,9 +239,10 @@ export interface MergedTerms {
 /**
  * Merges sorted runs term by term in code-unit order (the order the index's binary search assumes),
  * calling `emit` with each term and the runs holding it, in their order (which is block order). The
- * sources' postings are views valid until `emit` returns.
+ * sources' postings are views valid until `emit` returns (or its promise settles: it returns one only
+ * when it had to write, so most of a million terms cost no promise).
  */
-async function mergeSources(runs: ReadonlyArray<string | Bm25Data>, emit: (term: string, parts: readonly RunSource[]) => Promise<void>): Promise<void> {
+async function mergeSources(runs: ReadonlyArray<string | Bm25Data>, emit: (term: string, parts: readonly RunSource[]) => Promise<void> | undefined): Promise<void> {
   const sources: RunSource[] = [];
   try {
     for (const r of runs) sources.push(typeof r === 'string' ? await FileRun.open(r) : new MemoryRun(r));
@@ -300,7 +303,8 @@ async function mergeSources(runs: ReadonlyArray<string | Bm25Data>, emit: (term:
       parts.length = 0;
       while (heap.length > 0 && sources[heap[0]!]!.term === term) taken.push(pop());
       for (const i of taken) parts.push(sources[i]!);
-      await emit(term, parts);
+      const w = emit(term, parts);
+      if (w) await w;
       for (const i of taken) {
         const s = sources[i]!;
         if (!s.advance()) await s.fill();
@@ -312,20 +316,23 @@ async function mergeSources(runs: ReadonlyArray<string | Bm25Data>, emit: (term:
   }
 }
 
-/** Appends a term's postings, run by run for each of the three arrays (one view when a single run file holds it). */
-async function appendPostings(out: FileAppender, parts: readonly RunSource[]): Promise<void> {
+/**
+ * Appends a term's postings, run by run for each of the three arrays (one view when a single run file
+ * holds it); a promise only when a write had to wait (as FileAppender.append).
+ */
+function appendPostings(out: FileAppender, parts: readonly RunSource[]): Promise<void> | undefined {
   const one = parts.length === 1 ? parts[0]!.whole() : null;
-  if (one) {
-    const w = out.append(one);
-    if (w) await w;
-    return;
+  if (one) return out.append(one);
+  return appendViews(out, parts.map((p) => p.views()), 0);
+}
+
+/** The three arrays of every view from the `from`-th piece on (array by array, view by view). */
+function appendViews(out: FileAppender, views: ReadonlyArray<readonly Uint8Array[]>, from: number): Promise<void> | undefined {
+  for (let i = from; i < 3 * views.length; i++) {
+    const w = out.append(views[i % views.length]![Math.floor(i / views.length)]!);
+    if (w) return w.then(() => appendViews(out, views, i + 1));
   }
-  const views = parts.map((p) => p.views());
-  for (let key = 0; key < 3; key++)
-    for (const v of views) {
-      const w = out.append(v[key]!);
-      if (w) await w;
-    }
+  return undefined;
 }
 
 /**
@@ -339,12 +346,12 @@ export async function mergeRuns(runs: ReadonlyArray<string | Bm25Data>, postings
   starts.push(0);
   offsets.push(0);
   let total = 0;
-  await mergeSources(runs, async (term, parts) => {
-    await appendPostings(postings, parts);
+  await mergeSources(runs, (term, parts) => {
     for (let k = 0; k < term.length; k++) chars.push(term.charCodeAt(k));
     starts.push(chars.length);
     for (const p of parts) total += p.count;
     offsets.push(total);
+    return appendPostings(postings, parts);
   });
   return { termChars: chars.view, termStarts: starts.view, offsets: offsets.view };
 }
@@ -356,7 +363,7 @@ export async function mergeRuns(runs: ReadonlyArray<string | Bm25Data>, postings
  */
 export async function mergeToRun(runs: readonly string[], out: FileAppender): Promise<void> {
   let head = new Uint8Array(256);
-  await mergeSources(runs, async (term, parts) => {
+  await mergeSources(runs, (term, parts) => {
     const size = 8 + pad4(term.length * 2);
     if (size > head.length) head = new Uint8Array(size * 2);
     const u32 = new Uint32Array(head.buffer, 0, 2);
@@ -366,7 +373,6 @@ export async function mergeToRun(runs: readonly string[], out: FileAppender): Pr
     u16.fill(0);
     for (let k = 0; k < term.length; k++) u16[k] = term.charCodeAt(k);
     const w = out.append(head.subarray(0, size));
-    if (w) await w;
-    await appendPostings(out, parts);
+    return w ? w.then(() => appendPostings(out, parts)) : appendPostings(out, parts);
   });
 }

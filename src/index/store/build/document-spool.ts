@@ -1,23 +1,11 @@
 import fs from 'node:fs/promises';
 import { FileAppender } from '../../../common/file-appender';
 import { StoreError, errorMessage } from '../../../common/errors';
-import type { Document, UnreadPage } from '../../../shared/document';
+import type { Document } from '../../../shared/document';
+import { type DocumentHead, type SerializedDocument, serializeDocument } from '../../ingest/serialized-document';
 
-/**
- * A parsed document set aside on disk until its batch is written: what a build keeps of it in memory
- * (path, identity, sizes; the doc_id comes once the registry has seen every file).
- */
-export interface SpooledDocument {
-  doc_id: string;
-  path: string;
-  content_hash: string;
-  byte_size: number;
-  source_label: string;
-  blocks: number;
-  tokens: number;
-  /** Pages it was indexed without (a partial document), as the document says. */
-  unread_pages?: UnreadPage[];
-  /** Where its JSON line is in the spool file. */
+/** A parsed document set aside on disk until its batch is written: its head, and where its JSON line is in the spool file. */
+export interface SpooledDocument extends DocumentHead {
   at: number;
   length: number;
 }
@@ -50,30 +38,28 @@ export class DocumentSpool {
 
   /** Appends a document; its record is all the caller keeps. */
   put(doc: Document): Promise<SpooledDocument> {
+    return this.putSerialized(serializeDocument(doc));
+  }
+
+  /** Appends a document an ingestion worker serialised (serializeDocument); its record is all the caller keeps. */
+  putSerialized(doc: SerializedDocument): Promise<SpooledDocument> {
     const next = this.tail.then(() => this.append(doc));
     this.tail = next.catch(() => undefined);
     return next;
   }
 
-  private async append(doc: Document): Promise<SpooledDocument> {
+  private async append({ head, json, release }: SerializedDocument): Promise<SpooledDocument> {
     const at = this.out.length;
+    const length = json.byteLength;
     try {
-      await this.out.appendText(`${JSON.stringify(doc)}\n`);
+      await this.out.append(json);
     } catch (err) {
       throw new StoreError('store_io', `cannot write ${this.file}: ${errorMessage(err)}`, { cause: err });
+    } finally {
+      // Copied or written by now: the bytes go back to their worker.
+      release?.();
     }
-    return {
-      doc_id: doc.doc_id,
-      path: doc.path,
-      content_hash: doc.content_hash,
-      byte_size: doc.byte_size,
-      source_label: doc.source_label,
-      blocks: doc.blocks.length,
-      tokens: doc.blocks.reduce((n, b) => n + b.token_count, 0),
-      ...(doc.unread_pages ? { unread_pages: doc.unread_pages } : {}),
-      at,
-      length: this.out.length - at,
-    };
+    return { ...head, at, length };
   }
 
   /** Writes what is buffered, so that read() sees every document put so far. */
@@ -82,7 +68,20 @@ export class DocumentSpool {
     await this.out.flush();
   }
 
-  /** The documents of `records`, in their order (with the doc_id each record now has); `tick` between documents. */
+  /**
+   * Where reads go: one buffer for the whole build, grown to the largest group (a new one per group,
+   * up to 8 MB each batch, waited for the collector and then stayed with the allocator).
+   */
+  private reads = Buffer.alloc(0);
+  private readBuffer(n: number): Buffer {
+    if (this.reads.length < n) this.reads = Buffer.allocUnsafeSlow(n);
+    return this.reads.subarray(0, n);
+  }
+
+  /**
+   * The documents of `records`, in their order (with the doc_id each record now has); `tick` between
+   * documents. One read at a time (they share a buffer).
+   */
   async read(records: readonly SpooledDocument[], tick: () => Promise<void> = async () => undefined): Promise<Document[]> {
     const order = records.map((_, i) => i).sort((a, b) => records[a]!.at - records[b]!.at);
     const out: Document[] = new Array(records.length);
@@ -97,7 +96,7 @@ export class DocumentSpool {
           end += records[order[j]!]!.length;
           j++;
         }
-        const buf = Buffer.allocUnsafe(end - first.at);
+        const buf = this.readBuffer(end - first.at);
         for (let done = 0; done < buf.length; ) {
           const { bytesRead } = await h.read(buf, done, buf.length - done, first.at + done);
           if (bytesRead === 0) throw new StoreError('store_io', `${this.file} ended early`);

@@ -28,7 +28,10 @@ export interface EmbedTotals {
   dims: number | null;
 }
 
-/** One batch's vectors: each kept document's block vectors (not yet normalised), in block order. */
+/**
+ * One batch's vectors: each kept document's block vectors (not yet normalised), in block order. Cached
+ * ones are views on the session's row buffer: valid until the next batch is embedded.
+ */
 export interface EmbedOutcome {
   vectorsByDoc: Map<string, Float32Array[]>;
   kept: Document[];
@@ -47,6 +50,8 @@ export class EmbedSession {
   private lastError: EmbeddingError | null = null;
   private done = 0;
   private cache: EmbeddingCache | null = null;
+  /** Cached rows of the batch being embedded, one buffer for every batch (see EmbeddingCache.getMany). */
+  private rows = new Float32Array(0);
 
   constructor(
     private readonly dir: DataDir,
@@ -71,8 +76,9 @@ export class EmbedSession {
     const vectorsByDoc = new Map<string, Float32Array[]>();
     const kept: Document[] = [];
     const keysOf = documents.map((doc) => doc.blocks.map((b) => embeddingKey(b.text)));
-    // One lookup for the whole batch: the cache reads each segment's vectors whole or hit by hit.
-    for (const [k, v] of await cache.getMany(keysOf.flat())) vectorsByKey.set(k, v);
+    // One lookup for the whole batch: the cache reads each segment's vectors whole or hit by hit, into
+    // this session's row buffer (the batch's matrix is assembled from it before the next batch).
+    for (const [k, v] of await cache.getMany(keysOf.flat(), (n) => (this.rows.length >= n ? this.rows : (this.rows = new Float32Array(n))))) vectorsByKey.set(k, v);
     const pending: Array<readonly [string, Float32Array]> = [];
     try {
       for (const [i, doc] of documents.entries()) {

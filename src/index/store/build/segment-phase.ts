@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Slicer } from '../../../common/slicer';
 import type { ReusedFile } from '../../ingest/ingest-sources';
 import type { Document } from '../../../shared/document';
+import { headOf } from '../../ingest/serialized-document';
 import { type Bm25Data, keywordFields } from '../../search/bm25-build';
 import { Bm25OffThread } from '../../search/bm25-off-thread';
 import { SegmentWriter } from '../segment-writer';
@@ -55,18 +56,7 @@ export interface SegmentPhaseResult {
   durations: { embed: number; index: number; write: number };
 }
 
-const summary = (d: Document): WrittenDocument => ({
-  doc_id: d.doc_id,
-  path: d.path,
-  title: d.title,
-  content_hash: d.content_hash,
-  byte_size: d.byte_size,
-  source_label: d.source_label,
-  aliases: d.aliases,
-  blocks: d.blocks.length,
-  tokens: d.blocks.reduce((n, b) => n + b.token_count, 0),
-  ...(d.unread_pages ? { unread_pages: d.unread_pages } : {}),
-});
+const summary = (d: Document): WrittenDocument => ({ ...headOf(d), title: d.title, aliases: d.aliases });
 
 /** Cuts items (doc_id order) into batches of about `size` blocks, whole documents each. */
 function batches(items: readonly Item[], size: number): Item[][] {
@@ -171,6 +161,8 @@ export async function writeNewSegment(input: SegmentPhaseInput): Promise<Segment
       ready = next;
     }
     if (ready) await write(ready);
+    // Its last index is in: the worker's heap (30–60 MB at 100k blocks) goes before the runs are merged.
+    await indexer.close();
     input.onFinishing?.();
     const t = performance.now();
     const segment = writer ? await writer.finish() : null;

@@ -19,7 +19,7 @@ declare const __CLI_MAIN_SHA__: string;
 const bundle = path.join(__dirname, 'cli-main.js');
 const cacheFile = path.join(__dirname, 'cli-main.v8cache');
 /** The bundle's hash (set by the build), the Node and the machine: a cache made for anything else is not read. */
-const key = Buffer.from(`docqa-v8cache 1 ${typeof __CLI_MAIN_SHA__ === 'string' ? __CLI_MAIN_SHA__ : 'source'} ${process.version} ${process.arch}\n`);
+const key = Buffer.from(`docqa-v8cache 1 ${__CLI_MAIN_SHA__} ${process.version} ${process.arch}\n`);
 
 function readCache(): Buffer | undefined {
   try {

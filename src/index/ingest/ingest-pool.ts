@@ -3,7 +3,7 @@ import type { Worker } from 'node:worker_threads';
 import { startWorker, workerScript } from '../../common/worker-script';
 import { type FileIdentity, type IngestOutcome, type UnchangedFile, ingestFile } from './ingest-file';
 import type { IngestOptions } from '../model';
-import { type SerializedScan, serializedScan } from './serialized-document';
+import { type SerializedScan, serializedOf, serializedScan } from './serialized-document';
 
 /** What a worker starts with (its workerData): the pool's options, the same for every job. */
 export interface WorkerSetup {
@@ -281,10 +281,11 @@ export function createIngestPool(options: IngestOptions, workerScript: string | 
       if ('ocr' in msg) return pending.get(msg.ocr.id)?.job.onOcrPage?.({ index: msg.ocr.index, count: msg.ocr.count, page: msg.ocr.page });
       const p = pending.get(msg.id);
       if (!p) return;
-      if ('outcome' in msg && msg.outcome.ok === true && 'serialized' in msg.outcome) {
-        const buf = msg.outcome.serialized.json.buffer;
+      const doc = 'outcome' in msg ? serializedOf(msg.outcome) : null;
+      if (doc) {
+        const buf = doc.json.buffer;
         // Back to this worker for its next document, unless it has stopped meanwhile.
-        msg.outcome.serialized.release = () => void (slot.retired || closed ? undefined : slot.worker.postMessage({ recycle: buf } satisfies WorkerRecycle, [buf]));
+        doc.release = () => void (slot.retired || closed ? undefined : slot.worker.postMessage({ recycle: buf } satisfies WorkerRecycle, [buf]));
       }
       settle(msg.id, 'outcome' in msg ? msg.outcome : parseFailure(p.job.path, 'internal', `unexpected error: ${msg.error}`));
     });

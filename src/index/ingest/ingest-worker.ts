@@ -16,7 +16,7 @@ import { ingestFile } from './ingest-file';
 import { type RenderRequest, type RenderResponse, renderFile } from './render-file';
 import { limitWasmMemory, takeWasmRefusal } from './wasm-memory-limit';
 import type { OcrPage, WorkerLog, WorkerRecycle, WorkerRequest, WorkerResponse, WorkerSetup } from './ingest-pool';
-import { SpareBuffers, serializedScan } from './serialized-document';
+import { SpareBuffers, serializedOf, serializedScan } from './serialized-document';
 
 /**
  * Prepares the current thread for pdf.js: the DOMMatrix it needs before it is imported, its worker
@@ -163,7 +163,8 @@ if (port) {
       .then((answer) => {
         running--;
         // A serialised document's bytes move to the host, not copied.
-        port.postMessage(answer, 'outcome' in answer && answer.outcome.ok === true && 'serialized' in answer.outcome ? [answer.outcome.serialized.json.buffer] : []);
+        const doc = 'outcome' in answer ? serializedOf(answer.outcome) : null;
+        port.postMessage(answer, doc ? [doc.json.buffer] : []);
       });
   });
   port.postMessage({ ready: true } satisfies WorkerResponse);

@@ -99,3 +99,8 @@ export type SerializedScan = { ok: true; serialized: SerializedDocument; mtime_m
 export function serializedScan(o: ScanOutcome, spares?: SpareBuffers): SerializedScan {
   return o.ok === true ? { ok: true, serialized: serializeDocument(o.document, spares), ...(o.mtime_ms !== undefined ? { mtime_ms: o.mtime_ms } : {}) } : o;
 }
+
+/** The serialised document an outcome carries (its bytes move between threads, and back once written), or null. */
+export function serializedOf(o: ScanOutcome | SerializedScan): SerializedDocument | null {
+  return o.ok === true && 'serialized' in o ? o.serialized : null;
+}

@@ -40,6 +40,54 @@ describe('one keyword-index worker for every batch of a build', () => {
     }
   });
 
+  it('feeds a batch document by document while the batch before is built; the answers come in order, each its own batch\'s', async () => {
+    const indexer = new Bm25OffThread();
+    try {
+      const batches = [batch(0, 2500), batch(1, 300), batch(2, 1200)];
+      const answers: Array<Promise<unknown>> = [];
+      for (const { texts, heads } of batches) {
+        const job = indexer.begin();
+        // Documents of uneven sizes, one after another; the worker is still on the batch before.
+        for (let i = 0; i < texts.length; ) {
+          const n = 1 + ((i * 7) % 1500);
+          await job.add(texts.slice(i, i + n), heads.slice(i, i + n));
+          i += n;
+        }
+        assert.throws(() => indexer.begin(), /one keyword index is fed at a time/, 'a batch is finished before the next begins');
+        answers.push(job.finish());
+      }
+      const built = (await Promise.all(answers)) as Awaited<ReturnType<typeof indexer.build>>[];
+      built.forEach((off, k) => {
+        const here = buildBm25(batches[k]!.texts, batches[k]!.heads);
+        assert.deepEqual(Array.from({ length: off.terms.length }, (_, i) => off.terms.at(i)), here.terms, `batch ${k}`);
+        assert.deepEqual({ ...off, terms: null }, { ...here, terms: null }, `batch ${k}`);
+      });
+    } finally {
+      await indexer.close();
+    }
+  });
+
+  it('cancelling rejects every batch still awaited; a batch begun after gets a fresh worker', async () => {
+    const indexer = new Bm25OffThread();
+    try {
+      const ac = new AbortController();
+      const first = indexer.begin(ac.signal);
+      await first.add(batch(0, 2500).texts, batch(0, 2500).heads);
+      const one = first.finish();
+      const second = indexer.begin(ac.signal);
+      await second.add(batch(1, 300).texts, batch(1, 300).heads);
+      const two = second.finish();
+      ac.abort();
+      await assert.rejects(one, { name: 'AbortError' });
+      await assert.rejects(two, { name: 'AbortError' });
+      const next = batch(2, 400);
+      const off = await indexer.build(next.texts, next.heads);
+      assert.deepEqual({ ...off, terms: null }, { ...buildBm25(next.texts, next.heads), terms: null });
+    } finally {
+      await indexer.close();
+    }
+  });
+
   it('a cancelled batch ends its worker; the next batch gets a fresh one and the right index', async () => {
     const indexer = new Bm25OffThread();
     try {

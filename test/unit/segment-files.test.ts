@@ -51,23 +51,41 @@ function rowsOf(docs: readonly Document[]): Float32Array {
   return m;
 }
 
-/** Writes docs as one segment in batches of `per` documents; returns the folder. */
-async function writeSegment(root: string, docs: readonly Document[], per: number, matrix: Float32Array | null): Promise<string> {
-  const folder = path.join(root, `seg-${per}`);
+/**
+ * Writes docs as one segment in batches of `per` documents; returns the folder. `streamed`: as a build
+ * writes, one document at a time, each batch's keyword index added after the next batch's documents.
+ */
+async function writeSegment(root: string, docs: readonly Document[], per: number, matrix: Float32Array | null, streamed = false): Promise<string> {
+  const name = `${per}${streamed ? '-streamed' : ''}`;
+  const folder = path.join(root, `seg-${name}`);
   const staged = new StagedFolder(root);
   const blocks = docs.reduce((n, d) => n + d.blocks.length, 0);
-  const w = await SegmentWriter.create(staged, folder, path.join(root, `scratch-${per}`), blocks, matrix ? DIMS : null);
+  const w = await SegmentWriter.create(staged, folder, path.join(root, `scratch-${name}`), blocks, matrix ? DIMS : null);
   let row = 0;
+  let waiting: { bm25: ReturnType<typeof buildBm25>; base: number } | null = null;
   for (let i = 0; i < docs.length; i += per) {
     const batch = docs.slice(i, i + per);
     const n = batch.reduce((k, d) => k + d.blocks.length, 0);
     const { texts, headings } = keywordFields(batch);
-    await w.add(batch, matrix ? matrix.subarray(row * DIMS, (row + n) * DIMS) : null, buildBm25(texts, headings));
+    if (!streamed) await w.add(batch, matrix ? matrix.subarray(row * DIMS, (row + n) * DIMS) : null, buildBm25(texts, headings));
+    else {
+      let r = row;
+      for (const d of batch) {
+        await w.addDocument(d, matrix ? matrix.subarray(r * DIMS, (r + d.blocks.length) * DIMS) : null);
+        r += d.blocks.length;
+      }
+      if (waiting) await w.addKeywordIndex(waiting.bm25, waiting.base);
+      waiting = { bm25: buildBm25(texts, headings), base: row };
+    }
     row += n;
+  }
+  if (waiting) {
+    await assert.rejects(w.finish(), /without their keyword index/, 'a segment is not finished with blocks left unindexed');
+    await w.addKeywordIndex(waiting.bm25, waiting.base);
   }
   assert.deepEqual(await w.finish(), { documents: docs.length, blocks });
   await staged.sync();
-  assert.equal(fs.existsSync(path.join(root, `scratch-${per}`)), false, 'the run files are gone');
+  assert.equal(fs.existsSync(path.join(root, `scratch-${name}`)), false, 'the run files are gone');
   return folder;
 }
 
@@ -80,7 +98,11 @@ describe('format-2 segment files', () => {
     const matrix = rowsOf(docs);
     const one = await writeSegment(root, docs, docs.length, matrix);
     const each = await writeSegment(root, docs, 1, matrix);
-    for (const name of Object.values(SEGMENT_FILES_2)) assert.equal(sha(path.join(each, name)), sha(path.join(one, name)), name);
+    const streamed = await writeSegment(root, docs, 3, matrix, true);
+    for (const name of Object.values(SEGMENT_FILES_2)) {
+      assert.equal(sha(path.join(each, name)), sha(path.join(one, name)), name);
+      assert.equal(sha(path.join(streamed, name)), sha(path.join(one, name)), `${name}, written a document at a time`);
+    }
 
     const blocks = docs.reduce((n, d) => n + d.blocks.length, 0);
     const { documents: loaded, blockCounts } = await readSegmentDocuments2(each, blocks, new Slicer());
@@ -145,7 +167,30 @@ describe('format-2 segment files', () => {
     }));
     const one = await writeSegment(root, docs, docs.length, null);
     const each = await writeSegment(root, docs, 1, null);
-    for (const name of [SEGMENT_FILES_2.keyword, SEGMENT_FILES_2.postings, SEGMENT_FILES_2.documents, SEGMENT_FILES_2.blocks]) assert.equal(sha(path.join(each, name)), sha(path.join(one, name)), name);
+    const streamed = await writeSegment(root, docs, 7, null, true);
+    for (const name of [SEGMENT_FILES_2.keyword, SEGMENT_FILES_2.postings, SEGMENT_FILES_2.documents, SEGMENT_FILES_2.blocks]) {
+      assert.equal(sha(path.join(each, name)), sha(path.join(one, name)), name);
+      assert.equal(sha(path.join(streamed, name)), sha(path.join(one, name)), `${name}, written a document at a time`);
+    }
+  });
+
+  it('a batch\'s keyword index must follow the one before and cover written blocks', async () => {
+    const root = tempDir();
+    const docs = (await documents()).slice(0, 3);
+    const staged = new StagedFolder(root);
+    const blocks = docs.reduce((n, d) => n + d.blocks.length, 0);
+    const w = await SegmentWriter.create(staged, path.join(root, 'seg'), path.join(root, 'scratch'), blocks, null);
+    const index = (ds: readonly Document[]) => {
+      const { texts, headings } = keywordFields(ds);
+      return buildBm25(texts, headings);
+    };
+    await w.addDocument(docs[0]!, null);
+    await assert.rejects(w.addKeywordIndex(index(docs.slice(0, 2)), 0), /internal: a keyword index of blocks/, 'an index of blocks not written yet');
+    await w.addDocument(docs[1]!, null);
+    await assert.rejects(w.addKeywordIndex(index(docs.slice(1, 2)), docs[0]!.blocks.length), /internal: a keyword index of blocks/, 'an index that skips the batch before');
+    await w.addKeywordIndex(index(docs.slice(0, 2)), 0);
+    await assert.rejects(w.addDocument(docs[2]!, new Float32Array(DIMS)), /vector rows do not match/, 'rows for a keyword-only segment');
+    await w.abort();
   });
 
   it('damaged files are store_corrupt naming the file; a newer document list is store_future_version', async () => {
@@ -209,6 +254,12 @@ describe('format-2 segment files', () => {
       const back = await spool.read(batch.map((i) => records[i]!));
       back.forEach((d, k) => assert.deepEqual(d, docs[batch[k]!]));
     }
+    // Read as a batch, each document is parsed when asked for, in any order, as often as asked.
+    const order = [5, 0, 7, 2];
+    const batch = await spool.readBatch(order.map((i) => ({ ...records[i]!, doc_id: `b${i}` })));
+    assert.equal(batch.length, order.length);
+    for (const k of [3, 0, 2, 1, 3]) assert.deepEqual(batch.parse(k), { ...docs[order[k]!]!, doc_id: `b${order[k]}` });
+    assert.notEqual(batch.parse(0), batch.parse(0), 'a fresh document each time: nothing of the batch is kept as objects');
     await spool.dispose();
   });
 });

@@ -44,6 +44,8 @@ export async function writeKeywordFiles(staged: StagedFolder, folder: string, ru
  */
 export class SegmentWriter {
   private blocks = 0;
+  /** Blocks whose keyword index is in (addKeywordIndex). */
+  private indexed = 0;
   private documents = 0;
   private readonly table: BlockTableBuilder;
   private readonly docLengths: Uint32Array;
@@ -54,7 +56,7 @@ export class SegmentWriter {
   private readonly levels: Array<Array<{ file: string; base: number }>> = [];
   private spilled = 0;
   private batches = 0;
-  /** Codes of a batch, reused from batch to batch. */
+  /** Codes of up to 1,024 rows, reused from document to document. */
   private codes = new Int8Array(0);
   private readonly open: FileAppender[] = [];
 
@@ -114,32 +116,60 @@ export class SegmentWriter {
     const dims = this.dims;
     if ((dims === null) !== (rows === null) || (dims !== null && rows!.length !== n * dims)) throw new Error('internal: vector rows do not match the batch');
     const base = this.blocks;
+    let row = 0;
+    for (const d of docs) {
+      const m = d.blocks.length;
+      await this.addDocument(d, rows && rows.subarray(row * dims!, (row + m) * dims!), tick);
+      row += m;
+    }
+    await this.addKeywordIndex(bm25, base);
+  }
+
+  /**
+   * Appends one document (doc_id order, after every earlier one) and its vector rows (normalised,
+   * blocks × dims; null when keyword-only). Its keyword index comes with its batch's (addKeywordIndex).
+   */
+  async addDocument(d: Document, rows: Float32Array | null, tick: () => Promise<void> = async () => undefined): Promise<void> {
+    const n = d.blocks.length;
+    const dims = this.dims;
+    if ((dims === null) !== (rows === null) || (dims !== null && rows!.length !== n * dims)) throw new Error('internal: vector rows do not match the document');
+    const base = this.blocks;
     await this.io(async () => {
-      for (const d of docs) {
-        await this.docsOut.appendText(`${JSON.stringify(storedDocument(d))}\n`);
-        for (const b of d.blocks) {
-          const w = this.textOut.appendText(b.text);
-          if (w) await w;
-          this.table.add(b, this.textOut.length);
-        }
-        await tick();
+      await this.docsOut.appendText(`${JSON.stringify(storedDocument(d))}\n`);
+      for (const b of d.blocks) {
+        const w = this.textOut.appendText(b.text);
+        if (w) await w;
+        this.table.add(b, this.textOut.length);
       }
-      if (dims !== null && rows) {
+      if (dims !== null && rows && n > 0) {
         await this.vectorsOut!.append(new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength));
-        if (this.codes.length < n * dims) this.codes = new Int8Array(n * dims);
-        const codes = this.codes.subarray(0, n * dims);
+        if (this.codes.length < Math.min(n, 1024) * dims) this.codes = new Int8Array(Math.min(n, 1024) * dims);
         // A thousand rows at a time (a few ms each at 1,024 dimensions), the loop given back between.
         for (let r = 0; r < n; r += 1024) {
           const m = Math.min(1024, n - r);
-          quantizeRows(rows.subarray(r * dims, (r + m) * dims), dims, codes.subarray(r * dims, (r + m) * dims), this.scales!.subarray(base + r, base + r + m));
+          const codes = this.codes.subarray(0, m * dims);
+          quantizeRows(rows.subarray(r * dims, (r + m) * dims), dims, codes, this.scales!.subarray(base + r, base + r + m));
+          await this.codesOut!.append(new Uint8Array(codes.buffer, codes.byteOffset, codes.byteLength));
           await tick();
         }
-        await this.codesOut!.append(new Uint8Array(codes.buffer, 0, n * dims));
       }
+      this.blocks += n;
+      this.documents++;
+      await tick();
+    });
+  }
+
+  /**
+   * A batch's keyword index (block numbers local to it), for the blocks from `base` on: the batches'
+   * indexes come in block order, each covering the documents added since the one before.
+   */
+  async addKeywordIndex(bm25: Bm25Data, base: number): Promise<void> {
+    const n = bm25.docLengths.length;
+    if (base !== this.indexed || base + n > this.blocks) throw new Error(`internal: a keyword index of blocks ${base}–${base + n} after ${this.indexed} of ${this.blocks} written`);
+    await this.io(async () => {
       this.docLengths.set(bm25.docLengths, base);
       this.headLengths.set(bm25.headLengths, base);
-      this.blocks += n;
-      this.documents += docs.length;
+      this.indexed += n;
       // One batch's index waits in memory; from the second on, every batch goes to a run file.
       if (this.batches++ === 0) this.first = { data: bm25, base };
       else {
@@ -200,6 +230,7 @@ export class SegmentWriter {
 
   /** Writes the block table and the keyword index, closes every file and removes the run files. */
   async finish(): Promise<{ documents: number; blocks: number }> {
+    if (this.indexed !== this.blocks) throw new Error(`internal: ${this.blocks - this.indexed} blocks written without their keyword index`);
     await this.io(async () => {
       if (this.codesOut && this.scales) await this.codesOut.append(new Uint8Array(this.scales.buffer, 0, this.blocks * 4));
       for (const f of this.open.splice(0)) await f.close();

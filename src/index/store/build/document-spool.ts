@@ -10,6 +10,12 @@ export interface SpooledDocument extends DocumentHead {
   length: number;
 }
 
+/** A batch of spooled documents read back, each parsed when asked for (valid until the spool's next read). */
+export interface SpooledBatch {
+  readonly length: number;
+  parse(i: number): Document;
+}
+
 /** Coalesced reads: adjacent records up to this many bytes are read in one call. */
 const READ_GROUP = 8 * 1024 * 1024;
 
@@ -69,7 +75,7 @@ export class DocumentSpool {
   }
 
   /**
-   * Where reads go: one buffer for the whole build, grown to the largest group (a new one per group,
+   * Where reads go: one buffer for the whole build, grown to the largest batch (a new one per group,
    * up to 8 MB each batch, waited for the collector and then stayed with the allocator).
    */
   private reads = Buffer.alloc(0);
@@ -79,14 +85,17 @@ export class DocumentSpool {
   }
 
   /**
-   * The documents of `records`, in their order (with the doc_id each record now has); `tick` between
-   * documents. One read at a time (they share a buffer).
+   * The records' bytes read into this spool's one read buffer (adjacent records in one call), each
+   * parsed on demand, with the doc_id its record now has: a caller that parses one document at a time
+   * holds one document's objects, not the batch's. Valid until the next read.
    */
-  async read(records: readonly SpooledDocument[], tick: () => Promise<void> = async () => undefined): Promise<Document[]> {
+  async readBatch(records: readonly SpooledDocument[]): Promise<SpooledBatch> {
     const order = records.map((_, i) => i).sort((a, b) => records[a]!.at - records[b]!.at);
-    const out: Document[] = new Array(records.length);
+    const where = new Array<number>(records.length);
+    const buf = this.readBuffer(records.reduce((n, r) => n + r.length, 0));
     const h = await fs.open(this.file, 'r');
     try {
+      let pos = 0;
       for (let k = 0; k < order.length; ) {
         // A run of records next to each other in the file, read at once.
         const first = records[order[k]!]!;
@@ -96,22 +105,35 @@ export class DocumentSpool {
           end += records[order[j]!]!.length;
           j++;
         }
-        const buf = this.readBuffer(end - first.at);
-        for (let done = 0; done < buf.length; ) {
-          const { bytesRead } = await h.read(buf, done, buf.length - done, first.at + done);
+        for (let done = 0; done < end - first.at; ) {
+          const { bytesRead } = await h.read(buf, pos + done, end - first.at - done, first.at + done);
           if (bytesRead === 0) throw new StoreError('store_io', `${this.file} ended early`);
           done += bytesRead;
         }
-        for (; k < j; k++) {
-          const r = records[order[k]!]!;
-          const doc = JSON.parse(buf.toString('utf8', r.at - first.at, r.at - first.at + r.length)) as Document;
-          doc.doc_id = r.doc_id;
-          out[order[k]!] = doc;
-          await tick();
-        }
+        for (; k < j; k++) where[order[k]!] = pos + records[order[k]!]!.at - first.at;
+        pos += end - first.at;
       }
     } finally {
       await h.close();
+    }
+    return {
+      length: records.length,
+      parse: (i) => {
+        const r = records[i]!;
+        const doc = JSON.parse(buf.toString('utf8', where[i]!, where[i]! + r.length)) as Document;
+        doc.doc_id = r.doc_id;
+        return doc;
+      },
+    };
+  }
+
+  /** The documents of `records`, in their order; `tick` between documents. */
+  async read(records: readonly SpooledDocument[], tick: () => Promise<void> = async () => undefined): Promise<Document[]> {
+    const batch = await this.readBatch(records);
+    const out: Document[] = [];
+    for (let i = 0; i < batch.length; i++) {
+      out.push(batch.parse(i));
+      await tick();
     }
     return out;
   }

@@ -3,20 +3,22 @@ import { Slicer } from '../../../common/slicer';
 import type { ReusedFile } from '../../ingest/ingest-sources';
 import type { Document } from '../../../shared/document';
 import { headOf } from '../../ingest/serialized-document';
+import { embeddingKey } from '../../embed/embedding-cache';
 import { type Bm25Data, keywordFields } from '../../search/bm25-build';
-import { Bm25OffThread } from '../../search/bm25-off-thread';
+import { type Bm25Job, Bm25OffThread } from '../../search/bm25-off-thread';
+import { normalizeRows } from '../../search/vector-index';
 import { SegmentWriter } from '../segment-writer';
 import type { ManifestDocument } from '../snapshot-manifest';
 import type { StagedFolder } from '../staged-folder';
 import type { DocumentSpool, SpooledDocument } from './document-spool';
 import type { EmbedSession, EmbedTotals } from './embed-phase';
-import type { CarrySource } from './reuse-phase';
-import { type WrittenDocument, assembleMatrix, byDocId } from './write-phase';
+import type { Carried, CarrySource } from './reuse-phase';
+import { type WrittenDocument, byDocId } from './write-phase';
 
 /**
- * Blocks per batch of the new segment: what a build holds at once (their documents, vectors, keyword
- * index) while writing a segment of any size: at 1,024 dimensions about 50 MB of it, two batches in
- * flight. The per-batch costs (a worker start, a run file, one more run to merge) stay small against
+ * Blocks per batch of the new segment: what a build holds at once (their cached vectors, the bytes of
+ * their documents, their keyword index) while writing a segment of any size: at 1,024 dimensions about
+ * 25 MB of it, and the keyword index of the batch before. The per-batch costs (a worker start, a run file, one more run to merge) stay small against
  * 4k blocks' work.
  */
 export const BATCH_BLOCKS = 4096;
@@ -78,8 +80,12 @@ function batches(items: readonly Item[], size: number): Item[][] {
 
 /**
  * Writes the build's new segment batch by batch in doc_id order: each batch's documents are read back
- * (from the spool, or from the parent's segments), embedded (cache, then endpoint), indexed in a worker
- * and appended to the segment; the batch is then dropped. Documents that fail to embed are left out.
+ * (from the spool, or from the parent's segments), their blocks looked up in the embedding cache at
+ * once, and then each document in turn is embedded (cache, then endpoint), appended to the segment and
+ * its texts sent to the keyword-index worker, which builds the batch's index while the next batch is
+ * written. A spooled document is parsed when its turn comes and dropped after it: a batch's documents
+ * held together, as objects, lived long enough to reach the old generation, and the host's heap grew
+ * by about 80 MB of them between collections. Documents that fail to embed are left out.
  */
 export async function writeNewSegment(input: SegmentPhaseInput): Promise<SegmentPhaseResult> {
   const items: Item[] = [...input.fresh.map((f): Item => ({ doc_id: f.doc_id, blocks: f.blocks, fresh: f })), ...input.rewrite.map((r): Item => ({ doc_id: r.doc_id, blocks: r.previous.blocks, carried: r }))].sort(byDocId);
@@ -89,78 +95,102 @@ export async function writeNewSegment(input: SegmentPhaseInput): Promise<Segment
   let writer = null as SegmentWriter | null;
   let dims = input.carriedDims;
   let carriedBlocks = 0;
+  /** Blocks appended to the segment so far. */
+  let blocks = 0;
   const all = batches(items, input.batchBlocks ?? BATCH_BLOCKS);
   // The extension host builds on its event loop's thread: long steps give it back every 8 ms.
   const slicer = new Slicer();
   const tick = () => slicer.tick();
-  const matrices: Array<Float32Array | undefined> = [undefined, undefined];
+  /** One document's normalised rows, reused from document to document. */
+  let docRows = new Float32Array(0);
   if (all.length) await input.spool.flush();
-  /** A batch read, embedded and assembled; its keyword index built in a worker once started. */
-  type Ready = { kept: Document[]; matrix: Float32Array | null; bm25: Promise<Bm25Data> | null };
-  const prepare = async (k: number, batch: Item[]): Promise<Ready | null> => {
+  // One keyword-index worker for every batch of the segment.
+  const indexer = new Bm25OffThread();
+  /** The keyword index of the batch written last, built in the worker while the next one is written. */
+  let building: { index: Promise<Bm25Data>; base: number } | null = null;
+  const indexIn = async (b: { index: Promise<Bm25Data>; base: number }) => {
+    let t = performance.now();
+    const bm25 = await b.index;
+    durations.index += performance.now() - t;
+    t = performance.now();
+    await writer!.addKeywordIndex(bm25, b.base);
+    durations.write += performance.now() - t;
+  };
+  const writeBatch = async (k: number, batch: Item[]) => {
     input.signal?.throwIfAborted();
     input.onBatch?.(k, all.length);
     let t = performance.now();
     const freshItems = batch.flatMap((it) => ('fresh' in it ? [it.fresh] : []));
-    const carriedItems = batch.flatMap((it) => ('carried' in it ? [it.carried] : []));
-    const freshDocs = await input.spool.read(freshItems, tick);
-    const carried = await input.carry.read(carriedItems);
-    const rowsOf = new Map<string, Float32Array>();
-    const docs: Document[] = [...freshDocs];
-    for (const c of carried) {
-      docs.push(c.doc);
-      if (c.rows && input.embed) rowsOf.set(c.doc.doc_id, c.rows);
-    }
-    docs.sort(byDocId);
-    let kept = docs;
-    let vectorsByDoc = new Map<string, Float32Array[]>();
+    const spooled = await input.spool.readBatch(freshItems);
+    const carried = await input.carry.read(batch.flatMap((it) => ('carried' in it ? [it.carried] : [])));
+    // The batch is in doc_id order; spooled and carried documents each in theirs within it.
+    const at: Array<{ fresh: number } | { carried: Carried }> = [];
+    let f = 0;
+    let c = 0;
+    for (const it of batch) at.push('fresh' in it ? { fresh: f++ } : { carried: carried[c++]! });
+    const docAt = (i: number): Document => {
+      const a = at[i]!;
+      return 'fresh' in a ? spooled.parse(a.fresh) : a.carried.doc;
+    };
+    const rowsAt = (i: number): Float32Array | null => {
+      const a = at[i]!;
+      return input.embed && 'carried' in a ? a.carried.rows : null;
+    };
+    const keysOf: string[][] = [];
     if (input.embed) {
-      const e = await input.embed.embed(docs.filter((d) => !rowsOf.has(d.doc_id)));
-      vectorsByDoc = e.vectorsByDoc;
-      const embedded = new Set(e.kept.map((d) => d.doc_id));
-      kept = docs.filter((d) => rowsOf.has(d.doc_id) || embedded.has(d.doc_id));
-      dims ??= e.kept.length ? (e.vectorsByDoc.get(e.kept[0]!.doc_id)![0]?.length ?? null) : null;
-      carriedBlocks += kept.reduce((n, d) => n + (rowsOf.has(d.doc_id) ? d.blocks.length : 0), 0);
+      // First pass: the keys of the blocks without carried rows, for one look-up of the whole batch.
+      for (let i = 0; i < batch.length; i++) {
+        keysOf.push(rowsAt(i) ? [] : docAt(i).blocks.map((b) => embeddingKey(b.text)));
+        await tick();
+      }
+      await input.embed.lookup(keysOf.flat());
     }
     durations.embed += performance.now() - t;
-    if (kept.length === 0) return null;
-    t = performance.now();
-    // Two matrices, taken in turn: a batch's is free again once the batch two before it is written
-    // (a fresh 16 MB buffer per batch lingered until a collection and kept the build's memory high).
-    const matrix = input.embed && dims !== null ? (matrices[k % 2] = assembleMatrix(kept, dims, rowsOf, vectorsByDoc, matrices[k % 2])) : null;
-    durations.write += performance.now() - t;
-    return { kept, matrix, bm25: null };
-  };
-  // One keyword-index worker for every batch of the segment.
-  const indexer = new Bm25OffThread();
-  const startIndex = (r: Ready) => {
-    const { texts, headings } = keywordFields(r.kept);
-    r.bm25 = indexer.build(texts, headings, input.signal);
-    // Settled here too: a batch whose index is never awaited (an error in the next) must not reject unseen.
-    r.bm25.catch(() => undefined);
-  };
-  const write = async (r: Ready) => {
-    let t = performance.now();
-    const bm25 = await r.bm25!;
-    durations.index += performance.now() - t;
-    t = performance.now();
-    writer ??= await SegmentWriter.create(input.staged, input.folder, input.scratch, capacity, input.embed ? dims : null);
-    await writer.add(r.kept, r.matrix, bm25, tick);
-    written.push(...r.kept.map(summary));
-    durations.write += performance.now() - t;
+    const base = blocks;
+    let job: Bm25Job | null = null;
+    for (let i = 0; i < batch.length; i++) {
+      input.signal?.throwIfAborted();
+      t = performance.now();
+      const doc = docAt(i);
+      let rows = rowsAt(i);
+      if (input.embed) {
+        if (rows) carriedBlocks += doc.blocks.length;
+        else {
+          const vectors = await input.embed.vectorsOf(doc, keysOf[i]!);
+          if (!vectors) continue;
+          dims ??= vectors[0]?.length ?? null;
+          if (dims !== null) {
+            // Every row is written here: a reused buffer needs no clearing.
+            const n = vectors.length * dims;
+            if (docRows.length < n) docRows = new Float32Array(n);
+            rows = docRows.subarray(0, n);
+            vectors.forEach((v, b) => rows!.set(v, b * dims!));
+            normalizeRows(rows, dims);
+          }
+        }
+      }
+      durations.embed += performance.now() - t;
+      t = performance.now();
+      writer ??= await SegmentWriter.create(input.staged, input.folder, input.scratch, capacity, input.embed ? dims : null);
+      await writer.addDocument(doc, input.embed && dims !== null ? rows : null, tick);
+      blocks += doc.blocks.length;
+      const { texts, headings } = keywordFields([doc]);
+      job ??= indexer.begin(input.signal);
+      await job.add(texts, headings);
+      written.push(summary(doc));
+      durations.write += performance.now() - t;
+    }
+    if (building) await indexIn(building);
+    building = null;
+    if (job) {
+      building = { index: job.finish(), base };
+      // Settled here too: an index never awaited (an error in the next batch) must not reject unseen.
+      building.index.catch(() => undefined);
+    }
   };
   try {
-    // Two batches in flight: while one's keyword index is built in its worker, this thread reads and
-    // embeds the next (on two cores, most of a batch's time). One worker at a time: each holds about
-    // 12 bytes a posting while it builds.
-    let ready: Ready | null = null;
-    for (const [k, batch] of all.entries()) {
-      const next = await prepare(k, batch);
-      if (ready) await write(ready);
-      if (next) startIndex(next);
-      ready = next;
-    }
-    if (ready) await write(ready);
+    for (const [k, batch] of all.entries()) await writeBatch(k, batch);
+    if (building) await indexIn(building);
     // Its last index is in: the worker's heap (30–60 MB at 100k blocks) goes before the runs are merged.
     await indexer.close();
     input.onFinishing?.();
@@ -170,6 +200,8 @@ export async function writeNewSegment(input: SegmentPhaseInput): Promise<Segment
     return { written, segment, dims, embedding: input.embed ? await input.embed.finish() : null, carriedBlocks, durations };
   } catch (err) {
     await writer?.abort();
+    // Vectors already paid for are kept for the next build.
+    await input.embed?.flush().catch(() => undefined);
     throw err;
   } finally {
     await indexer.close();

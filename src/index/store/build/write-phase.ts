@@ -1,9 +1,8 @@
 import path from 'node:path';
 import { StoreError, errorMessage } from '../../../common/errors';
 import type { ReusedFile } from '../../ingest/ingest-sources';
-import type { Document, UnreadPage } from '../../../shared/document';
+import type { UnreadPage } from '../../../shared/document';
 import type { FailedDocument } from '../../../shared/failed-document';
-import { normalizeRows } from '../../search/vector-index';
 import type { ManifestDocument, ManifestSegment, SnapshotManifest, SnapshotState } from '../snapshot-manifest';
 import { FILES } from '../snapshot-store';
 import type { StagedFolder } from '../staged-folder';
@@ -32,27 +31,6 @@ export async function writeManifest(staged: StagedFolder, manifest: SnapshotMani
   } catch (err) {
     throw new StoreError('store_io', `cannot write ${file}: ${errorMessage(err)}`, { cause: err });
   }
-}
-
-/**
- * The new segment's vector matrix (in `into` when it is large enough), in its documents' order: carried rows as they are (normalised
- * already; normalising again could move their last bits), fresh vectors normalised.
- */
-export function assembleMatrix(docs: readonly Document[], dims: number, rowsOf: ReadonlyMap<string, Float32Array>, vectorsByDoc: ReadonlyMap<string, Float32Array[]>, into?: Float32Array): Float32Array {
-  const total = docs.reduce((n, d) => n + d.blocks.length, 0);
-  // Every row is written below: a reused buffer needs no clearing.
-  const matrix = into && into.length >= total * dims ? into.subarray(0, total * dims) : new Float32Array(total * dims);
-  let row = 0;
-  for (const doc of docs) {
-    const carried = rowsOf.get(doc.doc_id);
-    if (carried) matrix.set(carried, row * dims);
-    else {
-      vectorsByDoc.get(doc.doc_id)!.forEach((v, b) => matrix.set(v, (row + b) * dims));
-      normalizeRows(matrix.subarray(row * dims, (row + doc.blocks.length) * dims), dims);
-    }
-    row += doc.blocks.length;
-  }
-  return matrix;
 }
 
 /**

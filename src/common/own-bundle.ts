@@ -17,3 +17,26 @@ export function ownFile(file: string): Uint8Array | undefined {
   const data = path.join(__dirname, file);
   return fs.existsSync(data) ? fs.readFileSync(data) : undefined;
 }
+
+/**
+ * A data file the build wrote next to the bundles, read straight into memory every thread can share
+ * (no copy on the way: a Buffer read first and copied stayed until a collection); undefined from source.
+ */
+export function ownSharedFile(file: string): SharedArrayBuffer | undefined {
+  const data = path.join(__dirname, file);
+  if (!fs.existsSync(data)) return undefined;
+  const fd = fs.openSync(data, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    const shared = new SharedArrayBuffer(size);
+    const bytes = new Uint8Array(shared);
+    for (let done = 0; done < size; ) {
+      const n = fs.readSync(fd, bytes, done, size - done, done);
+      if (n === 0) throw new Error(`${data} ended early`);
+      done += n;
+    }
+    return shared;
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -3,7 +3,7 @@ import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants'
 import { BpeMerger, type Ranks } from './bpe-merger';
 import { CodeUnits } from './code-units';
 import { readTokenizerTables } from './o200k-tables';
-import { ownFile } from './own-bundle';
+import { ownSharedFile } from './own-bundle';
 
 /**
  * The one tokenizer used for block sizes and token estimates. It is named in every snapshot manifest so
@@ -98,13 +98,33 @@ let classesFilled = false;
 
 function ready(): void {
   if (classesFilled) return;
-  const file = ownFile(O200K_TABLE);
-  if (file) {
-    const tables = readTokenizerTables(file);
+  const shared = (sharedTables = shareTokenizerTables());
+  if (shared) {
+    const tables = readTokenizerTables(new Uint8Array(shared));
     CLS.set(tables.classes);
     merger = tables.merger;
   } else fillClassTable(CLS);
   classesFilled = true;
+}
+
+/** The tables file this thread counts over, in shared memory: undefined until read, null when there is none (run from source). */
+let sharedTables: SharedArrayBuffer | null | undefined;
+
+/**
+ * The build's tables file as threads share it: the tables this thread counts over, or else read afresh
+ * into shared memory (and not kept here: a host that never counts holds them only while its caller
+ * does). An ingestion pool hands them to each worker (its workerData), which counts over the same bytes
+ * instead of reading a copy of its own (8.9 MB a worker). Null when run from source (no file: the
+ * tables are built from the package's ranks).
+ */
+export function shareTokenizerTables(): SharedArrayBuffer | null {
+  return sharedTables !== undefined ? sharedTables : (ownSharedFile(O200K_TABLE) ?? null);
+}
+
+/** Counts over the tables another thread shared (shareTokenizerTables); before this thread's first count. */
+export function useSharedTokenizerTables(tables: SharedArrayBuffer): void {
+  if (classesFilled) throw new Error('internal: the tokenizer tables are in use already');
+  sharedTables = tables;
 }
 
 /**

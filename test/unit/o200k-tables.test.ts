@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import o200kRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
 import { BpeMerger, packRanks } from '../../src/common/bpe-merger';
 import { readTokenizerTables, writeTokenizerTables } from '../../src/common/o200k-tables';
-import { fillClassTable, preTokenize } from '../../src/common/tokenizer';
+import { countTokens, fillClassTable, preTokenize } from '../../src/common/tokenizer';
 import { filesUnder, FIXTURES } from '../helpers';
 
 function units(text: string): Uint16Array {
@@ -44,5 +46,32 @@ describe('the tokenizer tables file (dist/o200k.bin)', () => {
     badArena[32 + 0x10000] = 0;
     assert.throws(() => readTokenizerTables(badArena), /does not hold packed ranks/);
     assert.throws(() => writeTokenizerTables(new Uint8Array(10), built), /65536 entries, not 10/);
+  });
+
+  it('a worker counts over the tables its host shared, not a copy of its own', async () => {
+    const shared = new SharedArrayBuffer(file.length);
+    new Uint8Array(shared).set(file);
+    const texts = ['photosynthesis converts light energy', '细胞膜的结构与功能', 'x'.repeat(300), '<|endoftext|> and 2026-12-03'];
+    const script = `
+      require('tsx/cjs');
+      const { parentPort, workerData } = require('node:worker_threads');
+      const t = require(${JSON.stringify(require.resolve('../../src/common/tokenizer'))});
+      t.useSharedTokenizerTables(workerData.tables);
+      const counts = workerData.texts.map((x) => t.countTokens(x));
+      let refused = '';
+      try { t.useSharedTokenizerTables(new SharedArrayBuffer(8)); } catch (e) { refused = e.message; }
+      const ranksLoaded = Object.keys(require.cache).some((k) => k.includes('bpeRanks'));
+      parentPort.postMessage({ counts, same: t.shareTokenizerTables() === workerData.tables, refused, ranksLoaded });`;
+    const w = new Worker(script, { eval: true, workerData: { tables: shared, texts } });
+    try {
+      const [r] = (await once(w, 'message')) as [{ counts: number[]; same: boolean; refused: string; ranksLoaded: boolean }];
+      // Run from source there is no tables file: a worker left to itself builds them from the package's ranks.
+      assert.equal(r.ranksLoaded, false, 'the worker built no tables of its own');
+      assert.deepEqual(r.counts, texts.map((t) => countTokens(t)), 'the same counts as this thread\'s');
+      assert.equal(r.same, true, 'the shared bytes are the tables it counts with');
+      assert.match(r.refused, /in use already/, 'tables are not swapped once counting began');
+    } finally {
+      await w.terminate();
+    }
   });
 });

@@ -15,6 +15,7 @@ import { parserFor } from '../parse/registry';
 import { ingestFile } from './ingest-file';
 import { type RenderRequest, type RenderResponse, renderFile } from './render-file';
 import { limitWasmMemory, takeWasmRefusal } from './wasm-memory-limit';
+import { useSharedTokenizerTables } from '../../common/tokenizer';
 import type { OcrPage, WorkerLog, WorkerRecycle, WorkerRequest, WorkerResponse, WorkerSetup } from './ingest-pool';
 import { SpareBuffers, serializedOf, serializedScan } from './serialized-document';
 
@@ -127,7 +128,9 @@ if (port) {
   console.warn = forward('warn');
   console.error = forward('error');
   console.debug = forward('debug');
-  const { options } = workerData as WorkerSetup;
+  const { options, tokenizerTables } = workerData as WorkerSetup;
+  // The tokenizer counts over the host's copy of its tables, not one of its own.
+  if (tokenizerTables) useSharedTokenizerTables(tokenizerTables);
   // WebAssembly (Tesseract's) counts against the worker's memory limit as the heap does.
   limitWasmMemory(options.max_worker_memory_mb);
   preparePdfThread(

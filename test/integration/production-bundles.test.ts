@@ -42,4 +42,14 @@ describe('the production bundles', () => {
     assert.match(failed.failure.message, /^its part word\/document\.xml would unpack to 144 MB/);
     assert.equal(real.ok, true, 'the real Word file beside it is read');
   });
+
+  it('every Node bundle is ASCII, minified or not: V8 keeps a source with one character past Latin-1 two bytes a character', () => {
+    const bundles = [...['ingest-worker.js', 'formats.js'].map((f) => path.join(out, f)), ...['cli.js', 'cli-main.js', 'extension.js', 'ingest-worker.js', 'bm25-worker.js', 'formats.js', 'pdfjs/pdf.js', 'ocr/ocr.js'].map((f) => path.join(ROOT, 'dist', f))];
+    for (const file of bundles) {
+      const text = fs.readFileSync(file, 'latin1');
+      // eslint-disable-next-line no-control-regex -- every character past ASCII
+      const at = text.search(/[^\x00-\x7f]/);
+      assert.equal(at, -1, `${file}: ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 20))}`);
+    }
+  });
 });

@@ -42,9 +42,9 @@ export class EmbedSession {
   private lastError: EmbeddingError | null = null;
   private done = 0;
   private cache: EmbeddingCache | null = null;
-  /** Cached rows of the batch being embedded, one buffer for every batch (see EmbeddingCache.getMany). */
+  /** Cached rows of the last look-up, one buffer for the whole build (see EmbeddingCache.getMany). */
   private rows = new Float32Array(0);
-  /** The batch's vectors by key: cached ones (views on `rows`), and those fetched for it. */
+  /** The last look-up's vectors by key (views on `rows`), and those fetched since. */
   private vectors = new Map<string, Float32Array>();
   /** Fetched vectors not yet in the cache. */
   private readonly pending: Array<readonly [string, Float32Array]> = [];
@@ -66,20 +66,31 @@ export class EmbedSession {
   }
 
   /**
-   * Starts a batch: its blocks' keys looked up at once, each segment's rows read whole or hit by hit
-   * into this session's row buffer (valid until the next batch starts).
+   * Starts a batch: the vectors fetched so far go to the cache, and a fresh cache reader serves the
+   * batch's look-ups (a reader keeps what it was given, so one per batch bounds it).
+   */
+  async beginBatch(): Promise<void> {
+    await this.flush();
+    this.cache = this.newCache();
+    this.vectors = new Map();
+  }
+
+  /**
+   * Blocks of the batch looked up at once (vectors fetched for the batch so far go to the cache first,
+   * so they are found), each segment's rows read whole or hit by hit into this session's row buffer:
+   * valid until the next look-up.
    */
   async lookup(keys: readonly string[]): Promise<void> {
     await this.flush();
-    const cache = (this.cache = this.newCache());
+    const cache = (this.cache ??= this.newCache());
     this.vectors = await cache.getMany(keys, (n) => (this.rows.length >= n ? this.rows : (this.rows = new Float32Array(n))));
     this.totals.dims = cache.dims ?? this.totals.dims;
   }
 
   /**
-   * A document's block vectors (not yet normalised), in block order, from the batch's lookup or the
+   * A document's block vectors (not yet normalised), in block order, from the last look-up or the
    * endpoint; null when it could not be embedded (recorded in `failed`). Cached ones are views on the
-   * row buffer: valid until the next batch.
+   * row buffer: valid until the next look-up.
    */
   async vectorsOf(doc: Document, keys: readonly string[]): Promise<Float32Array[] | null> {
     const { opts, failed, vectors } = this;

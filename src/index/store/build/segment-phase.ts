@@ -23,6 +23,12 @@ import { type WrittenDocument, byDocId } from './write-phase';
  */
 export const BATCH_BLOCKS = 4096;
 
+/**
+ * Blocks looked up in the embedding cache at once, within a batch: their cached rows are what the build
+ * holds of vectors (4 MB at 1,024 dimensions; a whole batch's were 16.8 MB).
+ */
+const LOOKUP_BLOCKS = 1024;
+
 /** A document of the new segment: parsed in this build (spooled), or carried over from the parent. */
 type Item = { doc_id: string; blocks: number } & ({ fresh: SpooledDocument } | { carried: ReusedFile<ManifestDocument> });
 
@@ -136,49 +142,58 @@ export async function writeNewSegment(input: SegmentPhaseInput): Promise<Segment
       const a = at[i]!;
       return input.embed && 'carried' in a ? a.carried.rows : null;
     };
-    const keysOf: string[][] = [];
-    if (input.embed) {
-      // First pass: the keys of the blocks without carried rows, for one look-up of the whole batch.
-      for (let i = 0; i < batch.length; i++) {
-        keysOf.push(rowsAt(i) ? [] : docAt(i).blocks.map((b) => embeddingKey(b.text)));
-        await tick();
-      }
-      await input.embed.lookup(keysOf.flat());
-    }
+    if (input.embed) await input.embed.beginBatch();
     durations.embed += performance.now() - t;
     const base = blocks;
     let job: Bm25Job | null = null;
-    for (let i = 0; i < batch.length; i++) {
-      input.signal?.throwIfAborted();
-      t = performance.now();
-      const doc = docAt(i);
-      let rows = rowsAt(i);
+    for (let first = 0; first < batch.length; ) {
+      // The documents of one look-up: about LOOKUP_BLOCKS blocks, whole documents.
+      let end = first + 1;
+      for (let n = batch[first]!.blocks; end < batch.length && n + batch[end]!.blocks <= LOOKUP_BLOCKS; end++) n += batch[end]!.blocks;
+      const keysOf: string[][] = [];
       if (input.embed) {
-        if (rows) carriedBlocks += doc.blocks.length;
-        else {
-          const vectors = await input.embed.vectorsOf(doc, keysOf[i]!);
-          if (!vectors) continue;
-          dims ??= vectors[0]?.length ?? null;
-          if (dims !== null) {
-            // Every row is written here: a reused buffer needs no clearing.
-            const n = vectors.length * dims;
-            if (docRows.length < n) docRows = new Float32Array(n);
-            rows = docRows.subarray(0, n);
-            vectors.forEach((v, b) => rows!.set(v, b * dims!));
-            normalizeRows(rows, dims);
+        t = performance.now();
+        // First pass: the keys of the blocks without carried rows, for one look-up of them all.
+        for (let i = first; i < end; i++) {
+          keysOf.push(rowsAt(i) ? [] : docAt(i).blocks.map((b) => embeddingKey(b.text)));
+          await tick();
+        }
+        await input.embed.lookup(keysOf.flat());
+        durations.embed += performance.now() - t;
+      }
+      for (let i = first; i < end; i++) {
+        input.signal?.throwIfAborted();
+        t = performance.now();
+        const doc = docAt(i);
+        let rows = rowsAt(i);
+        if (input.embed) {
+          if (rows) carriedBlocks += doc.blocks.length;
+          else {
+            const vectors = await input.embed.vectorsOf(doc, keysOf[i - first]!);
+            if (!vectors) continue;
+            dims ??= vectors[0]?.length ?? null;
+            if (dims !== null) {
+              // Every row is written here: a reused buffer needs no clearing.
+              const n = vectors.length * dims;
+              if (docRows.length < n) docRows = new Float32Array(n);
+              rows = docRows.subarray(0, n);
+              vectors.forEach((v, b) => rows!.set(v, b * dims!));
+              normalizeRows(rows, dims);
+            }
           }
         }
+        durations.embed += performance.now() - t;
+        t = performance.now();
+        writer ??= await SegmentWriter.create(input.staged, input.folder, input.scratch, capacity, input.embed ? dims : null);
+        await writer.addDocument(doc, input.embed && dims !== null ? rows : null, tick);
+        blocks += doc.blocks.length;
+        const { texts, headings } = keywordFields([doc]);
+        job ??= indexer.begin(input.signal);
+        await job.add(texts, headings);
+        written.push(summary(doc));
+        durations.write += performance.now() - t;
       }
-      durations.embed += performance.now() - t;
-      t = performance.now();
-      writer ??= await SegmentWriter.create(input.staged, input.folder, input.scratch, capacity, input.embed ? dims : null);
-      await writer.addDocument(doc, input.embed && dims !== null ? rows : null, tick);
-      blocks += doc.blocks.length;
-      const { texts, headings } = keywordFields([doc]);
-      job ??= indexer.begin(input.signal);
-      await job.add(texts, headings);
-      written.push(summary(doc));
-      durations.write += performance.now() - t;
+      first = end;
     }
     if (building) await indexIn(building);
     building = null;

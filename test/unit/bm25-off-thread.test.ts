@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Bm25Builder, buildBm25 } from '../../src/index/search/bm25-build';
+import { type Bm25Data, Bm25Builder, buildBm25 } from '../../src/index/search/bm25-build';
 import { Bm25OffThread } from '../../src/index/search/bm25-off-thread';
 import { PackedTerms } from '../../src/index/search/term-table';
 
@@ -9,6 +9,14 @@ const batch = (k: number, n: number) => {
   const heads = texts.map((_, i) => `Chapter ${(i + k) % 13} > topic${i % 5}`);
   return { texts, heads };
 };
+
+/** `off` (built in the worker) is the index built here of the same blocks. */
+function assertBuiltHere(off: Bm25Data, texts: string[], heads: string[], label: string): void {
+  const here = buildBm25(texts, heads);
+  assert.ok(off.terms instanceof PackedTerms, `${label}: built in the worker`);
+  assert.deepEqual(Array.from({ length: off.terms.length }, (_, i) => off.terms.at(i)), here.terms, label);
+  assert.deepEqual({ ...off, terms: null }, { ...here, terms: null }, label);
+}
 
 describe('one keyword-index worker for every batch of a build', () => {
   it('its builder starts each batch afresh but keeps the postings arrays it grew', () => {
@@ -29,11 +37,7 @@ describe('one keyword-index worker for every batch of a build', () => {
     try {
       for (const [k, n] of [[0, 1200], [1, 300], [2, 2500]] as const) {
         const { texts, heads } = batch(k, n);
-        const off = await indexer.build(texts, heads);
-        const here = buildBm25(texts, heads);
-        assert.ok(off.terms instanceof PackedTerms, 'built in the worker');
-        assert.deepEqual(Array.from({ length: off.terms.length }, (_, i) => off.terms.at(i)), here.terms, `batch ${k}`);
-        assert.deepEqual({ ...off, terms: null }, { ...here, terms: null }, `batch ${k}`);
+        assertBuiltHere(await indexer.build(texts, heads), texts, heads, `batch ${k}`);
       }
     } finally {
       await indexer.close();
@@ -44,7 +48,7 @@ describe('one keyword-index worker for every batch of a build', () => {
     const indexer = new Bm25OffThread();
     try {
       const batches = [batch(0, 2500), batch(1, 300), batch(2, 1200)];
-      const answers: Array<Promise<unknown>> = [];
+      const answers: Array<Promise<Bm25Data>> = [];
       for (const { texts, heads } of batches) {
         const job = indexer.begin();
         // Documents of uneven sizes, one after another; the worker is still on the batch before.
@@ -56,12 +60,7 @@ describe('one keyword-index worker for every batch of a build', () => {
         assert.throws(() => indexer.begin(), /one keyword index is fed at a time/, 'a batch is finished before the next begins');
         answers.push(job.finish());
       }
-      const built = (await Promise.all(answers)) as Awaited<ReturnType<typeof indexer.build>>[];
-      built.forEach((off, k) => {
-        const here = buildBm25(batches[k]!.texts, batches[k]!.heads);
-        assert.deepEqual(Array.from({ length: off.terms.length }, (_, i) => off.terms.at(i)), here.terms, `batch ${k}`);
-        assert.deepEqual({ ...off, terms: null }, { ...here, terms: null }, `batch ${k}`);
-      });
+      (await Promise.all(answers)).forEach((off, k) => assertBuiltHere(off, batches[k]!.texts, batches[k]!.heads, `batch ${k}`));
     } finally {
       await indexer.close();
     }

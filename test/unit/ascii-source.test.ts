@@ -19,6 +19,7 @@ describe('Node bundles written ASCII-only (bundle-options.mjs)', () => {
       "log(new RegExp(`^(?:${quote.source})+$`).test('\\u201D\\xBB'));",
     ].join('\n');
     const out = escapeNonAscii(src, 'sample.js');
+    // eslint-disable-next-line no-control-regex -- ASCII, by its range
     assert.match(out, /^[\x00-\x7f]*$/, 'ASCII only');
     assert.match(out, /\/\/ a comment \\u2014 with a dash/);
     assert.match(out, /\/\\u2022x\//, 'an identity escape keeps one backslash');

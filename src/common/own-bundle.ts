@@ -12,15 +12,10 @@ export function ownBundle<T>(file: string): T | undefined {
   return fs.existsSync(bundle) ? (createRequire(__filename)(bundle) as T) : undefined;
 }
 
-/** A data file the build wrote next to the bundles (`dist/<file>`, see esbuild.mjs); undefined from source. */
-export function ownFile(file: string): Uint8Array | undefined {
-  const data = path.join(__dirname, file);
-  return fs.existsSync(data) ? fs.readFileSync(data) : undefined;
-}
-
 /**
- * A data file the build wrote next to the bundles, read straight into memory every thread can share
- * (no copy on the way: a Buffer read first and copied stayed until a collection); undefined from source.
+ * A data file the build wrote next to the bundles (`dist/<file>`, see esbuild.mjs), read straight into
+ * memory every thread can share (no copy on the way: a Buffer read first and copied stayed until a
+ * collection); undefined from source.
  */
 export function ownSharedFile(file: string): SharedArrayBuffer | undefined {
   const data = path.join(__dirname, file);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { readFullySync } from './read-file';
 
 /**
  * A module built as a bundle of its own next to the built bundles (`dist/<file>`, see esbuild.mjs),
@@ -22,14 +23,8 @@ export function ownSharedFile(file: string): SharedArrayBuffer | undefined {
   if (!fs.existsSync(data)) return undefined;
   const fd = fs.openSync(data, 'r');
   try {
-    const size = fs.fstatSync(fd).size;
-    const shared = new SharedArrayBuffer(size);
-    const bytes = new Uint8Array(shared);
-    for (let done = 0; done < size; ) {
-      const n = fs.readSync(fd, bytes, done, size - done, done);
-      if (n === 0) throw new Error(`${data} ended early`);
-      done += n;
-    }
+    const shared = new SharedArrayBuffer(fs.fstatSync(fd).size);
+    if (!readFullySync(fd, new Uint8Array(shared), 0)) throw new Error(`${data} ended early`);
     return shared;
   } finally {
     fs.closeSync(fd);

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import { FileAppender } from '../../../common/file-appender';
+import { readFully } from '../../../common/read-file';
 import { StoreError, errorMessage } from '../../../common/errors';
 import type { Document } from '../../../shared/document';
 import { type DocumentHead, type SerializedDocument, serializeDocument } from '../../ingest/serialized-document';
@@ -68,7 +69,7 @@ export class DocumentSpool {
     return { ...head, at, length };
   }
 
-  /** Writes what is buffered, so that read() sees every document put so far. */
+  /** Writes what is buffered, so that readBatch() sees every document put so far. */
   async flush(): Promise<void> {
     await this.tail;
     await this.out.flush();
@@ -105,11 +106,7 @@ export class DocumentSpool {
           end += records[order[j]!]!.length;
           j++;
         }
-        for (let done = 0; done < end - first.at; ) {
-          const { bytesRead } = await h.read(buf, pos + done, end - first.at - done, first.at + done);
-          if (bytesRead === 0) throw new StoreError('store_io', `${this.file} ended early`);
-          done += bytesRead;
-        }
+        if (!(await readFully(h, buf.subarray(pos, pos + end - first.at), first.at))) throw new StoreError('store_io', `${this.file} ended early`);
         for (; k < j; k++) where[order[k]!] = pos + records[order[k]!]!.at - first.at;
         pos += end - first.at;
       }
@@ -125,17 +122,6 @@ export class DocumentSpool {
         return doc;
       },
     };
-  }
-
-  /** The documents of `records`, in their order; `tick` between documents. */
-  async read(records: readonly SpooledDocument[], tick: () => Promise<void> = async () => undefined): Promise<Document[]> {
-    const batch = await this.readBatch(records);
-    const out: Document[] = [];
-    for (let i = 0; i < batch.length; i++) {
-      out.push(batch.parse(i));
-      await tick();
-    }
-    return out;
   }
 
   /** Closes and removes the file. */

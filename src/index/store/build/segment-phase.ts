@@ -101,8 +101,6 @@ export async function writeNewSegment(input: SegmentPhaseInput): Promise<Segment
   let writer = null as SegmentWriter | null;
   let dims = input.carriedDims;
   let carriedBlocks = 0;
-  /** Blocks appended to the segment so far. */
-  let blocks = 0;
   const all = batches(items, input.batchBlocks ?? BATCH_BLOCKS);
   // The extension host builds on its event loop's thread: long steps give it back every 8 ms.
   const slicer = new Slicer();
@@ -144,7 +142,7 @@ export async function writeNewSegment(input: SegmentPhaseInput): Promise<Segment
     };
     if (input.embed) await input.embed.beginBatch();
     durations.embed += performance.now() - t;
-    const base = blocks;
+    const base = writer?.written ?? 0;
     let job: Bm25Job | null = null;
     for (let first = 0; first < batch.length; ) {
       // The documents of one look-up: about LOOKUP_BLOCKS blocks, whole documents.
@@ -186,7 +184,6 @@ export async function writeNewSegment(input: SegmentPhaseInput): Promise<Segment
         t = performance.now();
         writer ??= await SegmentWriter.create(input.staged, input.folder, input.scratch, capacity, input.embed ? dims : null);
         await writer.addDocument(doc, input.embed && dims !== null ? rows : null, tick);
-        blocks += doc.blocks.length;
         const { texts, headings } = keywordFields([doc]);
         job ??= indexer.begin(input.signal);
         await job.add(texts, headings);

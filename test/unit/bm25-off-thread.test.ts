@@ -66,6 +66,31 @@ describe('one keyword-index worker for every batch of a build', () => {
     }
   });
 
+  it('cuts the next batches\' arrays from the buffers given back, overwriting what they held', async () => {
+    const indexer = new Bm25OffThread();
+    try {
+      const big = batch(0, 2500);
+      const first = await indexer.build(big.texts, big.heads);
+      const given = new Set([first.offsets, first.blocks, first.tfs, first.headTfs].map((a) => a.buffer.byteLength));
+      indexer.recycle(first);
+      assert.equal(first.blocks.length, 0, 'the arrays went back to the worker (this side can no longer read them)');
+      for (const [k, n] of [[1, 300], [2, 1200]] as const) {
+        const { texts, heads } = batch(k, n);
+        const off = await indexer.build(texts, heads);
+        assertBuiltHere(off, texts, heads, `batch ${k}`);
+        if (k === 1) assert.ok([off.offsets, off.blocks, off.tfs, off.headTfs].some((a) => given.has(a.buffer.byteLength)), 'a smaller batch\'s arrays are cut from the buffers given back');
+        indexer.recycle(off);
+      }
+      // An index built on this thread has nothing to give back.
+      const local = new Bm25OffThread(null);
+      const here = await local.build(big.texts, big.heads);
+      local.recycle(here);
+      assert.equal(here.blocks.length, buildBm25(big.texts, big.heads).blocks.length);
+    } finally {
+      await indexer.close();
+    }
+  });
+
   it('cancelling rejects every batch still awaited; a batch begun after gets a fresh worker', async () => {
     const indexer = new Bm25OffThread();
     try {

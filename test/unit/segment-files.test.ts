@@ -63,6 +63,8 @@ async function writeSegment(root: string, docs: readonly Document[], per: number
   const w = await SegmentWriter.create(staged, folder, path.join(root, `scratch-${name}`), blocks, matrix ? DIMS : null);
   let row = 0;
   let waiting: { bm25: ReturnType<typeof buildBm25>; base: number } | null = null;
+  const indexes: Array<ReturnType<typeof buildBm25>> = [];
+  const released: Array<ReturnType<typeof buildBm25>> = [];
   for (let i = 0; i < docs.length; i += per) {
     const batch = docs.slice(i, i + per);
     const n = batch.reduce((k, d) => k + d.blocks.length, 0);
@@ -74,14 +76,17 @@ async function writeSegment(root: string, docs: readonly Document[], per: number
         await w.addDocument(d, matrix ? matrix.subarray(r * DIMS, (r + d.blocks.length) * DIMS) : null);
         r += d.blocks.length;
       }
-      if (waiting) await w.addKeywordIndex(waiting.bm25, waiting.base);
+      if (waiting) released.push(...(await w.addKeywordIndex(waiting.bm25, waiting.base)));
       waiting = { bm25: buildBm25(texts, headings), base: row };
+      indexes.push(waiting.bm25);
     }
     row += n;
   }
   if (waiting) {
     await assert.rejects(w.finish(), /without their keyword index/, 'a segment is not finished with blocks left unindexed');
-    await w.addKeywordIndex(waiting.bm25, waiting.base);
+    released.push(...(await w.addKeywordIndex(waiting.bm25, waiting.base)));
+    // Each index is given back once it is in a run file (the first waits for a second); a lone one is kept.
+    assert.deepEqual(released, indexes.length > 1 ? indexes : [], 'the indexes the writer is done with, each once, in order');
   }
   assert.deepEqual(await w.finish(), { documents: docs.length, blocks });
   await staged.sync();

@@ -144,8 +144,9 @@ export class Bm25Builder {
   add(texts: readonly string[], headings: readonly string[]): void {
     texts.forEach((text, i) => addBlock(this.s, text, headings[i] ?? ''));
   }
-  finish(): Bm25Data {
-    return finish(this.s);
+  /** `take` gives the buffers of the arrays handed out (default: fresh ones). */
+  finish(take?: TakeBuffer): Bm25Data {
+    return finish(this.s, take);
   }
   /**
    * Empty again for the next batch, keeping the postings' arrays (their capacity grown to the largest
@@ -179,19 +180,26 @@ export async function buildBm25Yielding(texts: readonly string[], headings?: rea
   return finish(s);
 }
 
+/**
+ * Where the arrays an index hands out get their memory: an ArrayBuffer of at least `bytes` bytes, its
+ * contents anything (every element is written).
+ */
+export type TakeBuffer = (bytes: number) => ArrayBuffer;
+const fresh: TakeBuffer = (bytes) => new ArrayBuffer(bytes);
+
 /** Terms sorted (code-unit order), and each one's postings together, in block order: a counting sort of the postings by term. */
-function finish(s: Building): Bm25Data {
+function finish(s: Building, take: TakeBuffer = fresh): Bm25Data {
   const { terms, posts, postTerm, postBlock, postFreq } = s;
   const order = terms.map((_, i) => i).sort((a, b) => (terms[a]! < terms[b]! ? -1 : terms[a]! > terms[b]! ? 1 : 0));
   const rank = new Uint32Array(terms.length);
   order.forEach((id, r) => (rank[id] = r));
-  const offsets = new Uint32Array(terms.length + 1);
+  const offsets = new Uint32Array(take(4 * (terms.length + 1)), 0, terms.length + 1).fill(0);
   for (let i = 0; i < posts; i++) offsets[rank[postTerm[i]!]! + 1]!++;
   for (let r = 0; r < terms.length; r++) offsets[r + 1]! += offsets[r]!;
   const cursor = offsets.slice(0, terms.length);
-  const blocks = new Uint32Array(posts);
-  const tfs = new Uint16Array(posts);
-  const headTfs = new Uint16Array(posts);
+  const blocks = new Uint32Array(take(4 * posts), 0, posts);
+  const tfs = new Uint16Array(take(2 * posts), 0, posts);
+  const headTfs = new Uint16Array(take(2 * posts), 0, posts);
   for (let i = 0; i < posts; i++) {
     const p = cursor[rank[postTerm[i]!]!]!++;
     blocks[p] = postBlock[i]!;

@@ -3,7 +3,7 @@ import { startWorker, workerScript } from '../../common/worker-script';
 import { type Bm25Data, Bm25Builder } from './bm25-build';
 import { PackedTerms } from './term-table';
 
-export type Bm25WorkerRequest = { type: 'slice'; texts: string[]; headings: string[] } | { type: 'build' };
+export type Bm25WorkerRequest = { type: 'slice'; texts: string[]; headings: string[] } | { type: 'build' } | { type: 'recycle'; buffers: ArrayBuffer[] };
 export type Bm25WorkerResponse =
   | { type: 'built'; chars: Uint16Array; starts: Uint32Array; offsets: Uint32Array; blocks: Uint32Array; tfs: Uint16Array; headTfs: Uint16Array; docLengths: Uint32Array; headLengths: Uint32Array }
   | { type: 'failed'; message: string };
@@ -45,6 +45,8 @@ export class Bm25OffThread {
   /** Batches finished and not yet answered, oldest first (the worker answers in order). */
   private waiting: Waiter[] = [];
   private feeding = false;
+  /** The buffers of each index the worker sent, for `recycle`. */
+  private readonly sent = new WeakMap<Bm25Data, ArrayBuffer[]>();
 
   constructor(private readonly script: string | null = workerScript(__dirname, 'bm25-worker')) {}
 
@@ -99,7 +101,11 @@ export class Bm25OffThread {
       this.refresh();
       if (!w) return;
       if (r.type === 'failed') w.reject(new Error(`building the keyword index failed: ${r.message}`));
-      else w.resolve({ terms: new PackedTerms(r.chars, r.starts), offsets: r.offsets, blocks: r.blocks, tfs: r.tfs, headTfs: r.headTfs, docLengths: r.docLengths, headLengths: r.headLengths });
+      else {
+        const d = { terms: new PackedTerms(r.chars, r.starts), offsets: r.offsets, blocks: r.blocks, tfs: r.tfs, headTfs: r.headTfs, docLengths: r.docLengths, headLengths: r.headLengths };
+        this.sent.set(d, [...new Set([r.chars.buffer, r.starts.buffer, r.offsets.buffer, r.blocks.buffer, r.tfs.buffer, r.headTfs.buffer])] as ArrayBuffer[]);
+        w.resolve(d);
+      }
     });
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`the keyword index worker exited with code ${code}`)));
@@ -158,6 +164,18 @@ export class Bm25OffThread {
         return answer;
       },
     };
+  }
+
+  /**
+   * Gives an index's arrays back to the worker once they are written: the next batches' arrays are cut
+   * from them (BufferPool says why). `data` is unusable after this. An index built here, or by a worker
+   * since ended, is left to the collector.
+   */
+  recycle(data: Bm25Data): void {
+    const buffers = this.sent.get(data);
+    this.sent.delete(data);
+    if (!buffers || !this.worker) return;
+    this.worker.postMessage({ type: 'recycle', buffers } satisfies Bm25WorkerRequest, buffers);
   }
 
   /** Ends the worker (the build's last batch is done, or it was cancelled); what waits is rejected. */

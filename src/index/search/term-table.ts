@@ -5,11 +5,11 @@ export interface TermTable {
 }
 
 /** Terms as a keyword pack stores them: their UTF-16 code units one after another, and where each starts. */
-export function packTerms(terms: TermTable): { chars: Uint16Array; starts: Uint32Array } {
+export function packTerms(terms: TermTable, take: (bytes: number) => ArrayBuffer = (bytes) => new ArrayBuffer(bytes)): { chars: Uint16Array; starts: Uint32Array } {
   let total = 0;
   for (let i = 0; i < terms.length; i++) total += terms.at(i)!.length;
-  const chars = new Uint16Array(total);
-  const starts = new Uint32Array(terms.length + 1);
+  const chars = new Uint16Array(take(2 * total), 0, total);
+  const starts = new Uint32Array(take(4 * (terms.length + 1)), 0, terms.length + 1);
   let p = 0;
   for (let i = 0; i < terms.length; i++) {
     const t = terms.at(i)!;

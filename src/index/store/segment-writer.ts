@@ -161,22 +161,30 @@ export class SegmentWriter {
 
   /**
    * A batch's keyword index (block numbers local to it), for the blocks from `base` on: the batches'
-   * indexes come in block order, each covering the documents added since the one before.
+   * indexes come in block order, each covering the documents added since the one before. Returns the
+   * indexes this writer has finished with (written to run files): their arrays may be used again.
    */
-  async addKeywordIndex(bm25: Bm25Data, base: number): Promise<void> {
+  async addKeywordIndex(bm25: Bm25Data, base: number): Promise<Bm25Data[]> {
     const n = bm25.docLengths.length;
     if (base !== this.indexed || base + n > this.blocks) throw new Error(`internal: a keyword index of blocks ${base}–${base + n} after ${this.indexed} of ${this.blocks} written`);
-    await this.io(async () => {
+    return this.io(async () => {
       this.docLengths.set(bm25.docLengths, base);
       this.headLengths.set(bm25.headLengths, base);
       this.indexed += n;
       // One batch's index waits in memory; from the second on, every batch goes to a run file.
-      if (this.batches++ === 0) this.first = { data: bm25, base };
-      else {
-        if (this.first) await this.spill(this.first.data, this.first.base);
-        this.first = null;
-        await this.spill(bm25, base);
+      if (this.batches++ === 0) {
+        this.first = { data: bm25, base };
+        return [];
       }
+      const done: Bm25Data[] = [];
+      if (this.first) {
+        await this.spill(this.first.data, this.first.base);
+        done.push(this.first.data);
+      }
+      this.first = null;
+      await this.spill(bm25, base);
+      done.push(bm25);
+      return done;
     });
   }
 

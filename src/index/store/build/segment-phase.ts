@@ -117,7 +117,8 @@ export async function writeNewSegment(input: SegmentPhaseInput): Promise<Segment
     const bm25 = await b.index;
     durations.index += performance.now() - t;
     t = performance.now();
-    await writer!.addKeywordIndex(bm25, b.base);
+    // Indexes in run files go back to the worker, which cuts the next batches' arrays from them.
+    for (const done of await writer!.addKeywordIndex(bm25, b.base)) indexer.recycle(done);
     durations.write += performance.now() - t;
   };
   const writeBatch = async (k: number, batch: Item[]) => {

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { open as openLmdb } from 'lmdb';
+import { ensureSqliteBinding } from './sqlite-binding';
 
 export type KeyKind = 'row' | 'hash' | 'term';
 type Key = number | Buffer | string;
@@ -28,6 +29,7 @@ export interface BlobStore {
 const SQL_KEY: Record<KeyKind, string> = { row: 'INTEGER', hash: 'BLOB', term: 'TEXT' };
 
 export function openSqlite(dir: string, kind: KeyKind, readonly = false): BlobStore {
+  ensureSqliteBinding();
   fs.mkdirSync(dir, { recursive: true });
   const db = new Database(path.join(dir, 'store.db'), { readonly });
   if (!readonly) {

@@ -1,3 +1,4 @@
+import { type TakeBuffer, freshBuffer } from './buffer-pool';
 import { keywordTokens } from './keyword-tokenizer';
 import type { Document } from '../../shared/document';
 import { PREAMBLE_TITLE } from '../blocks/parsed-document';
@@ -180,15 +181,8 @@ export async function buildBm25Yielding(texts: readonly string[], headings?: rea
   return finish(s);
 }
 
-/**
- * Where the arrays an index hands out get their memory: an ArrayBuffer of at least `bytes` bytes, its
- * contents anything (every element is written).
- */
-export type TakeBuffer = (bytes: number) => ArrayBuffer;
-const fresh: TakeBuffer = (bytes) => new ArrayBuffer(bytes);
-
 /** Terms sorted (code-unit order), and each one's postings together, in block order: a counting sort of the postings by term. */
-function finish(s: Building, take: TakeBuffer = fresh): Bm25Data {
+function finish(s: Building, take: TakeBuffer = freshBuffer): Bm25Data {
   const { terms, posts, postTerm, postBlock, postFreq } = s;
   const order = terms.map((_, i) => i).sort((a, b) => (terms[a]! < terms[b]! ? -1 : terms[a]! > terms[b]! ? 1 : 0));
   const rank = new Uint32Array(terms.length);

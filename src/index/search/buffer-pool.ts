@@ -1,4 +1,11 @@
 /**
+ * Where the arrays an index hands out get their memory: an ArrayBuffer of at least `bytes` bytes, its
+ * contents anything (every element is written).
+ */
+export type TakeBuffer = (bytes: number) => ArrayBuffer;
+export const freshBuffer: TakeBuffer = (bytes) => new ArrayBuffer(bytes);
+
+/**
  * ArrayBuffers given back to be used again: a keyword-index worker cuts each batch's arrays from the
  * buffers the host returned once it had written the batch before. Fresh arrays for every batch (about
  * 2 KB a block) were freed on the host whenever its collector got to them, into the worker's malloc
@@ -20,7 +27,7 @@ export class BufferPool {
    * A buffer of at least `bytes` bytes: the smallest spare one that fits, or a fresh one with a quarter
    * more room (a batch's arrays vary by some tenths from batch to batch). Its contents are anything.
    */
-  readonly take = (bytes: number): ArrayBuffer => {
+  readonly take: TakeBuffer = (bytes) => {
     let best = -1;
     for (let i = 0; i < this.spare.length; i++) {
       const n = this.spare[i]!.byteLength;

@@ -1,3 +1,5 @@
+import { type TakeBuffer, freshBuffer } from './buffer-pool';
+
 /** A keyword index's terms, sorted: a plain array when just built, packed when loaded from disk. */
 export interface TermTable {
   readonly length: number;
@@ -5,7 +7,7 @@ export interface TermTable {
 }
 
 /** Terms as a keyword pack stores them: their UTF-16 code units one after another, and where each starts. */
-export function packTerms(terms: TermTable, take: (bytes: number) => ArrayBuffer = (bytes) => new ArrayBuffer(bytes)): { chars: Uint16Array; starts: Uint32Array } {
+export function packTerms(terms: TermTable, take: TakeBuffer = freshBuffer): { chars: Uint16Array; starts: Uint32Array } {
   let total = 0;
   for (let i = 0; i < terms.length; i++) total += terms.at(i)!.length;
   const chars = new Uint16Array(take(2 * total), 0, total);

@@ -20,10 +20,10 @@ import { type WrittenDocument, byDocId } from './write-phase';
  * keyword index in the worker, the keyword index of the batch before) while writing a segment of any
  * size. Each batch costs a run file and one more run to merge. Measured on a 100k-block build (peak
  * resident memory, wall time, interleaved runs): 4,096 blocks 300–324 MB, 30 s; 3,072 300–311 MB,
- * 32 s; 2,048 284–305 MB, 36 s. 3,072 keeps the peak inside issue 37's 1.5× the loaded index (322 MB)
- * in every run for 6 % more time.
+ * 32 s (but 318 and 322 MB in two of three `bench scale` runs); 2,048 284–305 MB, 36 s. Issue 37's
+ * limit is 1.5× the loaded index, 322 MB: 2,048 keeps the peak well inside it, for about 15 % more time.
  */
-export const BATCH_BLOCKS = 3072;
+export const BATCH_BLOCKS = 2048;
 
 /**
  * Blocks looked up in the embedding cache at once, within a batch: their cached rows are what the build

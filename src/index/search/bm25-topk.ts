@@ -1,4 +1,5 @@
 import type { KeywordHits, PostingList, RankedBlock } from './search-sides';
+import { gather, kthLargest } from './sum-heap';
 
 /**
  * The top k of a BM25F query without scoring every block of every term (issue 37: at a million blocks a
@@ -10,9 +11,10 @@ import type { KeywordHits, PostingList, RankedBlock } from './search-sides';
  *    to less than the k-th best sum so far: no block they have not reached can enter the top k then,
  *    and the rest (the common words, of small idf) are not walked.
  * 2. The candidates — blocks whose sum plus the weights left can still reach that k-th sum — get the
- *    terms not walked added (looked up in those terms' postings), and those still at the k-th sum their
- *    exact score: every term in the query's order, each found in its postings by binary search, added
- *    as the full scan adds them, so the scores are the full scan's to the bit.
+ *    terms not walked added (looked up in those terms' postings), one term at a time, by falling w,
+ *    the candidates that can no longer reach the k-th sum dropped after each; and those still at the
+ *    k-th sum their exact score: every term in the query's order, each found in its postings by binary
+ *    search, added as the full scan adds them, so the scores are the full scan's to the bit.
  * 3. The top k of the candidates by (score, lower block), as the full scan ranks them.
  *
  * The accumulator sums in float32 and in another order than the exact scores, so its bounds are widened
@@ -117,38 +119,6 @@ function find(blocks: Uint32Array, local: number): number {
   return -1;
 }
 
-/** The k-th largest accumulated sum among the touched blocks (a min-heap of k). */
-function kthLargest(acc: Float32Array, touched: Int32Array, n: number, k: number): number {
-  const heap = new Float64Array(k);
-  let size = 0;
-  for (let i = 0; i < n; i++) {
-    const v = acc[touched[i]!]!;
-    if (size < k) {
-      let j = size++;
-      while (j > 0 && heap[(j - 1) >> 1]! > v) {
-        heap[j] = heap[(j - 1) >> 1]!;
-        j = (j - 1) >> 1;
-      }
-      heap[j] = v;
-    } else if (v > heap[0]!) replaceMin(heap, k, v);
-  }
-  return size < k ? 0 : heap[0]!;
-}
-
-/** Puts `v` in place of the smallest of a full min-heap of k values, sifting it down. */
-function replaceMin(heap: Float64Array, k: number, v: number): void {
-  let j = 0;
-  for (;;) {
-    const l = 2 * j + 1;
-    if (l >= k) break;
-    const c = l + 1 < k && heap[l + 1]! < heap[l]! ? l + 1 : l;
-    if (heap[c]! >= v) break;
-    heap[j] = heap[c]!;
-    j = c;
-  }
-  heap[j] = v;
-}
-
 /** The exact score of a block: each term in the query's order, as the full scan adds it. */
 function exactScore(index: TopKIndex, terms: readonly TopKTerm[], block: number): number {
   const part = index.partOf(block);
@@ -189,42 +159,88 @@ function gallop(blocks: Uint32Array, from: number, local: number): number {
  * the walk adds: the cut that follows is widened by the margin), walking each term's postings alongside a
  * part's candidates in local order (galloping). Sorted as typed arrays: a comparator sort of 36,000
  * candidates took longer than the lookups themselves.
+ *
+ * The terms are taken by falling weight, and after each one the candidates that cannot reach the k-th
+ * sum any more (their sum plus the weights still to add below it, the k-th sum raised by what the
+ * candidates now hold) are dropped: MaxScore's pruning carried on into the lookups, so the commonest
+ * words, taken last, are looked up for a few blocks, not thousands. Returns the candidates left (global
+ * numbers, in no particular order); the ones dropped keep a partial sum below the k-th sum's margin.
  */
-function addRest(index: TopKIndex, rest: readonly TopKTerm[], candidates: Int32Array, acc: Float32Array): void {
+function addRest(index: TopKIndex, rest: readonly TopKTerm[], candidates: Int32Array, acc: Float32Array, k: number, theta: number, keep: number): Int32Array {
   const k1 = index.k1;
-  const byPart: Int32Array[] = [];
-  if (index.parts.length === 1 && index.parts[0]!.toGlobal === null) byPart.push(candidates.slice().sort());
-  else {
-    const counts = new Int32Array(index.parts.length);
+  const parts = index.parts;
+  // Each part's candidates as local numbers, ascending, their global numbers beside them, and how many
+  // are still in (at the front of both).
+  const locals: Int32Array[] = [];
+  const globals: Int32Array[] = [];
+  if (parts.length === 1 && parts[0]!.toGlobal === null) {
+    locals.push(candidates.slice().sort());
+    globals.push(locals[0]!);
+  } else {
+    const counts = new Int32Array(parts.length);
     for (let i = 0; i < candidates.length; i++) counts[index.partOf(candidates[i]!)]!++;
-    counts.forEach((c) => byPart.push(new Int32Array(c)));
+    counts.forEach((c) => locals.push(new Int32Array(c)));
     counts.fill(0);
     for (let i = 0; i < candidates.length; i++) {
-      const b = candidates[i]!;
-      const part = index.partOf(b);
-      byPart[part]![counts[part]!++] = index.localOf(b);
+      const part = index.partOf(candidates[i]!);
+      locals[part]![counts[part]!++] = index.localOf(candidates[i]!);
     }
-    for (const locals of byPart) locals.sort();
+    locals.forEach((l, part) => {
+      const toGlobal = parts[part]!.toGlobal;
+      globals.push(toGlobal ? l.sort().map((local) => toGlobal[local]!) : l.sort());
+    });
   }
-  byPart.forEach((locals, part) => {
-    if (locals.length === 0) return;
-    const { toGlobal, text32: text, head32: head } = index.parts[part]!;
-    for (const t of rest) {
-      const l = t.list(part);
+  const live = locals.map((l) => l.length);
+  const stillIn = () => {
+    const out = new Int32Array(live.reduce((a, b) => a + b, 0));
+    let at = 0;
+    globals.forEach((g, part) => {
+      out.set(g.subarray(0, live[part]!), at);
+      at += live[part]!;
+    });
+    return out;
+  };
+  for (let r = 0; r < rest.length; r++) {
+    const t = rest[r]!;
+    const w = t.w;
+    for (let part = 0; part < parts.length; part++) {
+      const n = live[part]!;
+      const l = n > 0 ? t.list(part) : undefined;
       if (!l) continue;
+      const { text32: text, head32: head } = parts[part]!;
+      const loc = locals[part]!;
+      const glob = globals[part]!;
       const { blocks, tfs, headTfs } = l;
-      const w = t.w;
       let at = 0;
-      for (let j = 0; j < locals.length; j++) {
-        const local = locals[j]!;
+      for (let j = 0; j < n; j++) {
+        const local = loc[j]!;
         at = gallop(blocks, at, local);
         if (at >= blocks.length) break;
         if (blocks[at] !== local) continue;
         const x = fieldSum(tfs[at]!, headTfs[at]!, text[local]!, head, local);
-        acc[toGlobal ? toGlobal[local]! : local]! += (w * x) / (k1 + x);
+        acc[glob[j]!]! += (w * x) / (k1 + x);
       }
     }
-  });
+    if (r === rest.length - 1) break;
+    // The k-th sum so far among the candidates (every block of the top k is one), then the ones that
+    // can still reach it with the terms left, kept in order.
+    let remaining = 0;
+    for (let s = r + 1; s < rest.length; s++) remaining += rest[s]!.w;
+    const pool = stillIn();
+    if (pool.length > k) theta = Math.max(theta, kthLargest(acc, pool, pool.length, k));
+    const bar = theta * keep - remaining;
+    globals.forEach((glob, part) => {
+      const loc = locals[part]!;
+      let kept = 0;
+      for (let j = 0; j < live[part]!; j++) {
+        if (acc[glob[j]!]! < bar) continue;
+        loc[kept] = loc[j]!;
+        glob[kept++] = glob[j]!;
+      }
+      live[part] = kept;
+    });
+  }
+  return stillIn();
 }
 
 /**
@@ -330,10 +346,12 @@ export function keywordTopK(index: TopKIndex, terms: readonly TopKTerm[], k: num
         if (!(remaining < theta * keep)) theta = kthLargest(acc, touched, n, k);
         if (remaining < theta * keep) {
           // No block left unreached can make the top k. Walk this term only if that costs less than
-          // looking it up for every block that still can.
+          // looking it up for every block that still can. Those are counted on every 8th touched
+          // block: the count only chooses the cheaper way, both give the same answer, and a full
+          // count was a pass over hundreds of thousands of blocks before every term at a million.
           const bar = theta * keep - remaining;
           let count = 0;
-          for (let i = 0; i < n; i++) if (acc[touched[i]!]! >= bar) count++;
+          for (let i = 0; i < n; i += 8) if (acc[touched[i]!]! >= bar) count += 8;
           if (t.postings > count * LOOKUP_COST) {
             walked = o;
             break;
@@ -345,23 +363,21 @@ export function keywordTopK(index: TopKIndex, terms: readonly TopKTerm[], k: num
       remaining = 0;
       for (let r = o + 1; r < order.length; r++) remaining += terms[order[r]!]!.w;
     }
-    if (n >= k) theta = kthLargest(acc, touched, n, k);
     // Candidates: blocks that may still reach the k-th sum; their sums completed with the terms not walked.
-    const bar = theta * keep - remaining;
     // Gathered in place at the front of `touched` (each entry is read before one is written there),
-    // the rest of it kept for the clean-up below.
+    // the rest of it kept for the clean-up below. A check's k-th sum is a lower bound of the k-th now
+    // (sums only grow): the blocks it lets through hold every block of the top k, so the k-th sum is
+    // worked out over them, not over every touched block again, and they are then cut to it.
     let count = 0;
     if (n < k) count = n;
-    else
-      for (let i = 0; i < n; i++) {
-        const b = touched[i]!;
-        if (acc[b]! >= bar) {
-          touched[i] = touched[count]!;
-          touched[count++] = b;
-        }
-      }
-    const candidates = touched.slice(0, count);
-    if (walked < order.length) addRest(index, order.slice(walked).map((i) => terms[i]!), candidates, acc);
+    else {
+      if (theta === 0) theta = kthLargest(acc, touched, n, k);
+      count = gather(acc, touched, n, theta * keep - remaining);
+      theta = kthLargest(acc, touched, count, k);
+      count = gather(acc, touched, count, theta * keep - remaining);
+    }
+    let candidates: Int32Array = touched.slice(0, count);
+    if (walked < order.length) candidates = addRest(index, order.slice(walked).map((i) => terms[i]!), candidates, acc, k, theta, keep);
     const cut = candidates.length > k ? kthLargest(acc, candidates, candidates.length, k) * keep : 0;
     const ranked: RankedBlock[] = [];
     for (let i = 0; i < candidates.length; i++) {

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ingestBench } from './ingest.bench';
 import { printTable, writeResults, type BenchRow } from './report';
+import { stealMeter } from './cpu-steal';
 import { retrievalBench } from './retrieval.bench';
 import { indexBench } from './index.bench';
 import { rebuildBench } from './rebuild.bench';
@@ -53,6 +54,14 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
 /** Set for a group run as a child of the whole run: where its rows go. */
 const CHILD_OUT = 'DOCQA_BENCH_ROWS_FILE';
 
+/** A group's rows, and the share of CPU time the host took from this machine while it ran. */
+async function runGroup(group: string): Promise<BenchRow[]> {
+  const steal = stealMeter();
+  const rows = await GROUPS[group]!();
+  const row = steal(group);
+  return row ? [...rows, row] : rows;
+}
+
 function runGroupInChild(group: string): BenchRow[] {
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'docqa-bench-rows-')), 'rows.json');
   try {
@@ -69,13 +78,13 @@ async function main(): Promise<void> {
   if (only !== undefined && !GROUPS[only]) throw new Error(`unknown bench group ${only}; groups: ${Object.keys(GROUPS).join(' ')}`);
   const childOut = process.env[CHILD_OUT];
   if (only && childOut) {
-    fs.writeFileSync(childOut, JSON.stringify(await GROUPS[only]!()));
+    fs.writeFileSync(childOut, JSON.stringify(await runGroup(only)));
     return;
   }
   // The pdf.js corpus is not in the repository (bench/pdf-corpus.bench.ts): the whole run says so and goes on.
   const groups = Object.keys(GROUPS).filter((g) => g !== 'pdf-corpus' || fs.existsSync(CORPUS_DIR));
   if (!only && groups.length < Object.keys(GROUPS).length) console.log(`pdf-corpus: not run, no corpus at ${CORPUS_DIR} (bash bench/pdf-corpus-setup.sh PATH-TO-A-PDF.JS-CLONE)`);
-  const rows: BenchRow[] = only ? await GROUPS[only]!() : groups.flatMap(runGroupInChild);
+  const rows: BenchRow[] = only ? await runGroup(only) : groups.flatMap(runGroupInChild);
   printTable(rows);
   console.log(`\nwritten: ${writeResults(rows)}`);
 }

@@ -10,6 +10,7 @@ import { addSources } from '../src/index/sources/sources';
 import { FakeOpenAIServer } from '../test/fakes/openai-server';
 import { hashEmbedding } from '../test/fakes/hash-embedding';
 import type { BenchRow } from './report';
+import { stealMeter } from './cpu-steal';
 import { BLOCKS_PER_BOOK, bookPath, seedCache, shelf, writeBooks } from './scale-books';
 import type { BuildResult, LoadArgs, LoadResult } from './scale-child';
 
@@ -21,7 +22,7 @@ import type { BuildResult, LoadArgs, LoadResult } from './scale-child';
  * - a full build, `docqa index` (the bundled CLI; the embedding cache filled beforehand with the hash
  *   embeddings of every block, as the rebuild group does): its peak resident memory against the loaded
  *   index's size;
- * - in a fresh process: the load against a raw read of the files it reads (best of two each), the event
+ * - in a fresh process: the load against a raw read of the files it reads (the median of five each), the event
  *   loop's delay during the load, the memory it holds against text + float32 vectors, keyword and hybrid
  *   query times, the hybrid time against a float32 brute-force scan of the same rows (the best
  *   JavaScript loop, a chunk of rows at a time), and the recall@10 of the int8 search with its exact
@@ -125,8 +126,10 @@ async function scaleAt(n: number): Promise<BenchRow[]> {
     console.error(`[scale ${n}] full build ${Math.round(full.ms)} ms, peak RSS ${Math.round(MB(full.peakRssBytes))} MB`);
 
     const questions = s.questions.slice(0, KEYWORD_QUESTIONS);
+    const steal = stealMeter();
     const loaded = await runChild<LoadResult>(await bundleLoadStep(root), 'load', { store, snapshotId: full.snapshotId, dims: DIMS, questions, vectorQuestions: VECTOR_QUESTIONS });
     if (!loaded.deterministic) throw new Error('the same snapshot and query gave different answers');
+    const stolen = steal(`${label}.load_and_queries`);
 
     // One more book: parsed, embedded through the endpoint, written as a small segment beside the shelf's.
     writeBooks(s, shelfDir, books, books + 1);
@@ -157,6 +160,7 @@ async function scaleAt(n: number): Promise<BenchRow[]> {
       k({ name: `${label}.vector_recall_at_10 (int8 + exact rescoring vs exact float32)`, value: loaded.recallAt10, unit: '', floor: 1, ratio: loaded.recallAt10, target: '>= 0.99' }),
       k({ name: `${label}.one_book_added_ms (vs full build)`, value: added.ms, unit: 'ms', floor: full.ms, ratio: added.ms / full.ms, target: '<= 0.02' }),
       k({ name: `${label}.one_book_added.peak_rss_MB`, value: MB(added.peakRssBytes), unit: 'MB', floor: null, ratio: null }),
+      ...(stolen ? [stolen] : []),
     ];
   } finally {
     await server.close();

@@ -20,7 +20,8 @@ import { gather, kthLargest } from './sum-heap';
  * The accumulator sums in float32 and in another order than the exact scores, so its bounds are widened
  * by a relative margin well above that rounding (marginFor); a block left out scores strictly below the
  * k-th. Any block's exact score is at hand the same way (scoreOf: a hybrid hit the keyword side did not
- * rank). Measured at a million blocks (bench `scale`, 390 questions): p95 15–17 ms.
+ * rank). Measured at a million blocks (bench `scale`, 390 questions): p95 17.1 ms (docs/benchmarks.md:
+ * 27.5–30.5 ms when this machine runs at half speed).
  */
 
 /** A query term: its weight, and its postings in a part (read on first use), undefined where the part lacks it. */

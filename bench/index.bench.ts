@@ -7,6 +7,7 @@ import { loadSnapshot } from '../src/index/store/snapshot-store';
 import { normalizeRows } from '../src/index/search/vector-index';
 import { benchDocuments, qaParagraphs, seededRandom, writeBenchSnapshot } from './fixtures';
 import type { BenchRow } from './report';
+import { medianOfFive } from './median-of-five';
 
 const DIMS = 1024;
 function percentile(values: number[], p: number): number {
@@ -42,19 +43,6 @@ async function settledMemory(): Promise<number> {
   const m = process.memoryUsage();
   return m.heapUsed + m.arrayBuffers;
 }
-
-/**
- * Samples of a load and of its raw-read floor: tens of milliseconds at 10k, where one sample moved by
- * 2× between idle runs. The best of two was the best of two outliers as often as not (a read into memory
- * already faulted in took 11 ms, into fresh memory 30), so both are the median of five.
- */
-const ROUNDS = 5;
-
-const median = async (f: () => number | Promise<number>): Promise<number> => {
-  const s: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) s.push(await f());
-  return percentile(s, 50);
-};
 
 /** One load of a snapshot from a collected heap, nothing of it kept. */
 async function timedLoad(dir: DataDir, id: string): Promise<number> {
@@ -99,7 +87,7 @@ export async function indexBench(sizes: number[] = [10_000, 100_000]): Promise<B
         for (const f of files) fs.readFileSync(f);
         return performance.now() - s;
       };
-      const raw = await median(rawRead);
+      const raw = await medianOfFive(rawRead);
       documents.length = 0;
       const memBefore = await settledMemory();
       let snap = await loadSnapshot(dir, id);
@@ -107,7 +95,7 @@ export async function indexBench(sizes: number[] = [10_000, 100_000]): Promise<B
       const memAfter = (await settledMemory()) + (snap.vectors?.wasmBytes ?? 0);
       // The first load (which also compiles what runs for the first time) is the memory's; the time is
       // the median of five more, as the floor is the median of its reads.
-      const loadMs = await median(() => timedLoad(dir, id));
+      const loadMs = await medianOfFive(() => timedLoad(dir, id));
       rows.push({ name: `index.${n / 1000}k.cold_load_ms`, value: loadMs, unit: 'ms', floor: raw, ratio: loadMs / raw, target: '<= 3' });
       rows.push({ name: `index.${n / 1000}k.resident_MB (heap + buffers)`, value: (memAfter - memBefore) / 1e6, unit: 'MB', floor: (textBytes + n * DIMS * 4) / 1e6, ratio: (memAfter - memBefore) / (textBytes + n * DIMS * 4), target: '<= 1.5' });
       if (!snap.vectors) throw new Error('unreachable');
@@ -135,12 +123,12 @@ export async function indexBench(sizes: number[] = [10_000, 100_000]): Promise<B
       snap = null as unknown as typeof snap;
       const segFolder = dir.snapshotDir(segmentedId);
       const segFiles = (fs.readdirSync(segFolder, { recursive: true }) as string[]).map((f) => path.join(segFolder, f)).filter((f) => fs.statSync(f).isFile());
-      const segRaw = await median(() => {
+      const segRaw = await medianOfFive(() => {
         const s = performance.now();
         for (const f of segFiles) fs.readFileSync(f);
         return performance.now() - s;
       });
-      const segLoad = await median(() => timedLoad(dir, segmentedId));
+      const segLoad = await medianOfFive(() => timedLoad(dir, segmentedId));
       const seg = await loadSnapshot(dir, segmentedId);
       rows.push({ name: `index.${n / 1000}k.4_segments.cold_load_ms`, value: segLoad, unit: 'ms', floor: segRaw, ratio: segLoad / segRaw, target: '<= 3' });
       const segTimes: number[] = [];

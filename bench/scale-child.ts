@@ -16,6 +16,7 @@ import { SEGMENT_FILES_2 } from '../src/index/store/segment-format';
 import { segmentDir } from '../src/index/store/segment-store';
 import { FILES, loadSnapshot, readManifest } from '../src/index/store/snapshot-store';
 import { hashEmbedding } from '../test/fakes/hash-embedding';
+import { medianOfFive } from './median-of-five';
 
 /** A build's outcome as the scale bench records it (bench/scale.bench.ts runs `docqa index`). */
 export interface BuildResult {
@@ -105,13 +106,6 @@ class Top10 {
 /** Rows of the float32 floor scanned per chunk: 1 GiB at 1,024 dimensions (the whole matrix never in memory). */
 const CHUNK_ROWS = 262_144;
 
-/**
- * Loads and raw reads are the median of five, as in the index group: one sample moved by half between
- * idle runs of the same tree, and the best of two was as often the best of two outliers.
- */
-const ROUNDS = 5;
-const median = (f: () => number): number => percentile(Array.from({ length: ROUNDS }, f), 50);
-
 async function load(a: LoadArgs): Promise<LoadResult> {
   const dir = new DataDir(a.store);
   const manifest = (await readManifest(dir, a.snapshotId))!;
@@ -123,7 +117,7 @@ async function load(a: LoadArgs): Promise<LoadResult> {
     for (const f of files) fs.readFileSync(f);
     return performance.now() - s;
   };
-  const rawReadMs = median(rawRead);
+  const rawReadMs = await medianOfFive(rawRead);
 
   const rssBefore = process.memoryUsage().rss;
   const memBefore = await settledMemory();
@@ -139,10 +133,9 @@ async function load(a: LoadArgs): Promise<LoadResult> {
   // The median of five more loads, as the floor is the median of five reads, and the median of their
   // loop delays' p99 (a monitor of its own for each load: one enabled again counts the time it was
   // off as a delay), with the longest stall of all five.
-  const loads: number[] = [];
   const delayP99s: number[] = [];
   let delayMax = 0;
-  for (let i = 0; i < ROUNDS; i++) {
+  const loadMs = await medianOfFive(async () => {
     snap = null as unknown as typeof snap;
     gc();
     await new Promise((r) => setTimeout(r, 100));
@@ -150,12 +143,12 @@ async function load(a: LoadArgs): Promise<LoadResult> {
     delay.enable();
     const t = performance.now();
     snap = await loadSnapshot(dir, a.snapshotId);
-    loads.push(performance.now() - t);
+    const ms = performance.now() - t;
     delay.disable();
     delayP99s.push(delay.percentile(99) / 1e6);
     delayMax = Math.max(delayMax, delay.max / 1e6);
-  }
-  const loadMs = percentile(loads, 50);
+    return ms;
+  });
 
   const seg = segmentDir(dir.snapshotDir(a.snapshotId), manifest.segments[0]!.id);
   const textBytes = fs.statSync(path.join(seg, SEGMENT_FILES_2.text)).size;

@@ -23,6 +23,21 @@ describe('packed terms', () => {
     assert.equal(packed.at(terms.length), undefined);
   });
 
+  it('give back every term of a table decoded in pieces, read in any order (the last piece partial)', () => {
+    // 40,000 terms: two whole pieces of 16,384 and part of a third, as a 1M-block id table has 62.
+    const terms = Array.from({ length: 40_000 }, (_, i) => (i % 3 === 0 ? `块${i}` : i % 3 === 1 ? `b${i}x` : ''));
+    const { chars, starts } = packTerms(terms);
+    // The characters as a view that does not start its buffer, as a pack's arrays are.
+    const shifted = new Uint16Array(chars.length + 3);
+    shifted.set(chars, 3);
+    const packed = new PackedTerms(shifted.subarray(3), starts);
+    const order = Array.from({ length: terms.length }, (_, i) => (i * 7_919) % terms.length);
+    for (const i of order) assert.equal(packed.at(i), terms[i]);
+    for (const i of [16_383, 16_384, 32_767, 32_768, 39_999]) assert.equal(packed.at(i), terms[i]);
+    assert.equal(packed.at(-1), undefined);
+    assert.equal(packed.at(40_000), undefined);
+  });
+
   it('refuse starts that do not describe the characters', () => {
     assert.throws(() => new PackedTerms(Uint16Array.of(97, 98), Uint32Array.of(0, 3)), /do not match/);
     assert.throws(() => new PackedTerms(Uint16Array.of(97, 98), Uint32Array.of(0, 2, 1, 2)), /not in order/);

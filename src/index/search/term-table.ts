@@ -22,28 +22,41 @@ export function packTerms(terms: TermTable, take: TakeBuffer = freshBuffer): { c
   return { chars, starts };
 }
 
+/** Terms per piece decoded at once: 16,384 block ids are a few hundred kilobytes of characters. */
+const PIECE_SHIFT = 14;
+
 /**
- * A loaded pack's terms: all decoded as one string at once and sliced when a query looks one up (a
- * binary search touches ~17). Decoding and parsing 131k terms as a JSON list took ~40 ms of a 10k-block
- * load; this takes ~3.
+ * A loaded pack's terms, decoded a piece at a time when a lookup first reads the piece, and sliced from
+ * it (a binary search touches ~17 terms). Decoding and parsing 131k terms as a JSON list took ~40 ms of
+ * a 10k-block load; decoding all of a million block ids at once, one 10 ms step of a 1M-block load
+ * (a search then reads a handful of them).
  */
 export class PackedTerms implements TermTable {
   readonly length: number;
-  private readonly text: string;
+  private readonly pieces: Array<string | undefined>;
 
   /** Throws when `starts` does not describe `chars` (a damaged file). */
   constructor(
-    chars: Uint16Array,
+    private readonly chars: Uint16Array,
     private readonly starts: Uint32Array,
   ) {
     this.length = starts.length - 1;
     if (this.length < 0 || starts[0] !== 0 || starts[this.length] !== chars.length) throw new Error('term starts do not match the term characters');
     for (let i = 0; i < this.length; i++) if (starts[i]! > starts[i + 1]!) throw new Error('term starts are not in order');
-    // Little-endian code units, as the pack stores every array: one copy into a two-byte string.
-    this.text = Buffer.from(chars.buffer, chars.byteOffset, chars.byteLength).toString('utf16le');
+    this.pieces = new Array<string | undefined>((this.length >>> PIECE_SHIFT) + 1);
   }
 
   at(i: number): string | undefined {
-    return i >= 0 && i < this.length ? this.text.slice(this.starts[i], this.starts[i + 1]) : undefined;
+    if (!(i >= 0 && i < this.length)) return undefined;
+    const p = i >>> PIECE_SHIFT;
+    const base = this.starts[p << PIECE_SHIFT]!;
+    let text = this.pieces[p];
+    if (text === undefined) {
+      const end = this.starts[Math.min(this.length, (p + 1) << PIECE_SHIFT)]!;
+      // Little-endian code units, as the pack stores every array: one copy into a two-byte string.
+      text = Buffer.from(this.chars.buffer, this.chars.byteOffset + 2 * base, 2 * (end - base)).toString('utf16le');
+      this.pieces[p] = text;
+    }
+    return text.slice(this.starts[i]! - base, this.starts[i + 1]! - base);
   }
 }

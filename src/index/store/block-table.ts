@@ -287,9 +287,13 @@ export class StoredBlock implements Block {
   }
 }
 
-/** The table's section paths, one string each (shared by all their blocks). */
-export function sectionNames(t: BlockTable): string[] {
-  return Array.from({ length: t.sections.length }, (_, i) => t.sections.at(i)!);
+/**
+ * The table's section paths by number, each made when first asked for and then shared by all its
+ * blocks (a 1M-block table has 100,000: making them all was a 5 ms step of its load).
+ */
+export function sectionNames(t: BlockTable): (section: number) => string {
+  const names = new Array<string | undefined>(t.sections.length);
+  return (section) => (names[section] ??= t.sections.at(section)!);
 }
 
 /** Where block `i` is (its kind and numbers as locationNumbers stored them). */
@@ -318,6 +322,6 @@ export function blockLocation(t: BlockTable, i: number): BlockLocation {
 }
 
 /** Block `i` of a table as a StoredBlock (`names`: sectionNames of the table). */
-export function storedBlock(t: BlockTable, i: number, names: readonly string[], texts: SegmentTexts): StoredBlock {
-  return new StoredBlock(t.ids.at(i)!, t.blockIndex[i]!, names[t.section[i]!]!, t.tokens[i]!, blockLocation(t, i), texts, i);
+export function storedBlock(t: BlockTable, i: number, names: (section: number) => string, texts: SegmentTexts): StoredBlock {
+  return new StoredBlock(t.ids.at(i)!, t.blockIndex[i]!, names(t.section[i]!), t.tokens[i]!, blockLocation(t, i), texts, i);
 }

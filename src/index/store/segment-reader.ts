@@ -11,6 +11,7 @@ import type { ExactRows } from '../search/quantized-vectors';
 import { PackedTerms } from '../search/term-table';
 import { readPack } from './binary-pack';
 import { type BlockTable, SegmentTexts, readBlockTable, sectionNames, storedBlock, textPieces } from './block-table';
+import { outlineFromFile, sectionsSpan } from './document-outlines';
 import { SEGMENT_FILES_2 } from './segment-format';
 import { type PostingsCache, ownPostingList } from './postings-cache';
 import { SEGMENT_FORMAT_VERSION_2, StoredDocument } from './snapshot-manifest';
@@ -18,7 +19,7 @@ import { SEGMENT_FORMAT_VERSION_2, StoredDocument } from './snapshot-manifest';
 /** Largest single read; reads in flight at once; bytes of document lines parsed at once (one JSON.parse, a few ms). */
 const READ_PIECE = 16 * 1024 * 1024;
 const LINES_PIECE = 256 * 1024;
-const READS_IN_FLIGHT = 4;
+const READS_IN_FLIGHT = 2;
 
 const corrupt = (file: string, what: string, cause?: unknown) => new StoreError('store_corrupt', `${file}: ${what}; rebuild the index (docqa index)`, cause ? { cause } : undefined);
 
@@ -47,7 +48,10 @@ export async function readInto(h: fs.FileHandle, file: string, target: Uint8Arra
   await Promise.all(Array.from({ length: READS_IN_FLIGHT }, worker));
 }
 
-/** The stored documents of documents.jsonl, read and parsed a piece at a time (whole lines per piece). */
+/**
+ * The stored documents of documents.jsonl, read and parsed a piece at a time (whole lines per piece),
+ * each document's outline left in the file until it is first read (document-outlines.ts).
+ */
 export async function readStoredDocuments(folder: string, slicer: Slicer): Promise<StoredDocument[]> {
   const file = path.join(folder, SEGMENT_FILES_2.documents);
   const h = await openForRead(file);
@@ -67,28 +71,34 @@ export async function readStoredDocuments(folder: string, slicer: Slicer): Promi
         continue;
       }
       carry = bytes.subarray(end);
-      const lines = bytes.toString('utf8', 0, end).split('\n').filter((l) => l.length > 0);
-      if (first) {
-        const head = lines.shift();
-        let version: unknown;
-        try {
-          version = (JSON.parse(head ?? 'null') as { formatVersion?: unknown } | null)?.formatVersion;
-        } catch {
-          throw corrupt(file, 'its first line is damaged');
+      // Each line without its outline (an empty list in its place), and where the outline is in the file.
+      const base = pos - bytes.length;
+      const heads: string[] = [];
+      const outlines: Array<[number, number] | null> = [];
+      for (let from = 0; from < end; ) {
+        let to = bytes.indexOf(10, from);
+        if (to < 0 || to > end) to = end;
+        if (to > from && first) {
+          checkHeader(file, bytes.toString('utf8', from, to));
+          first = false;
+        } else if (to > from) {
+          const span = sectionsSpan(bytes, from, to);
+          heads.push(span ? `${bytes.toString('utf8', from, span[0])}[]${bytes.toString('utf8', span[1], to)}` : bytes.toString('utf8', from, to));
+          outlines.push(span && [base + span[0], span[1] - span[0]]);
         }
-        if (typeof version === 'number' && version > SEGMENT_FORMAT_VERSION_2) throw new StoreError('store_future_version', `${file} has formatVersion ${version}; upgrade DocQA`);
-        if (version !== SEGMENT_FORMAT_VERSION_2) throw corrupt(file, 'it is not a format-2 document list');
-        first = false;
+        from = to + 1;
       }
       let parsed: unknown[];
       try {
-        parsed = JSON.parse(`[${lines.join(',')}]`) as unknown[];
+        parsed = JSON.parse(`[${heads.join(',')}]`) as unknown[];
       } catch (err) {
         throw corrupt(file, 'a line is damaged', err);
       }
-      for (const p of parsed) {
+      for (const [i, p] of parsed.entries()) {
         const r = StoredDocument.safeParse(p);
         if (!r.success) throw corrupt(file, `a document does not match its schema (${r.error.issues[0]?.path.join('.') ?? ''})`);
+        const at = outlines[i];
+        if (at) outlineFromFile(r.data, file, at[0], at[1]);
         out.push(r.data);
         await slicer.tick();
       }
@@ -100,6 +110,18 @@ export async function readStoredDocuments(folder: string, slicer: Slicer): Promi
     await h.close();
   }
   return out;
+}
+
+/** documents.jsonl's first line: `{"formatVersion":2}`. */
+function checkHeader(file: string, line: string): void {
+  let version: unknown;
+  try {
+    version = (JSON.parse(line) as { formatVersion?: unknown } | null)?.formatVersion;
+  } catch {
+    throw corrupt(file, 'its first line is damaged');
+  }
+  if (typeof version === 'number' && version > SEGMENT_FORMAT_VERSION_2) throw new StoreError('store_future_version', `${file} has formatVersion ${version}; upgrade DocQA`);
+  if (version !== SEGMENT_FORMAT_VERSION_2) throw corrupt(file, 'it is not a format-2 document list');
 }
 
 /** blocks.pack's columns, checked against `blocks` and text.bin's size. */
@@ -141,7 +163,9 @@ export async function readTexts(folder: string, table: BlockTable): Promise<Segm
  * property, so serialising or spreading the document gives its blocks.
  */
 function withLazyBlocks(stored: StoredDocument, make: () => Block[]): Document {
-  const doc = { ...stored } as unknown as Document;
+  // The stored document itself becomes the document (its block count replaced by the getter): a copy
+  // would read the outline it leaves in the file, or cost a descriptor copy per document.
+  const doc = stored as unknown as Document;
   Object.defineProperty(doc, 'blocks', {
     enumerable: true,
     configurable: true,
@@ -173,12 +197,14 @@ export async function readSegmentDocuments2(folder: string, blocks: number, slic
   const names = sectionNames(table);
   const documents: Document[] = [];
   let at = 0;
-  for (const s of stored) {
+  const blockCounts = stored.map((d) => d.blocks);
+  for (const [i, s] of stored.entries()) {
     const first = at;
-    documents.push(withLazyBlocks(s, () => Array.from({ length: s.blocks }, (_, b) => storedBlock(table, first + b, names, texts))));
-    at += s.blocks;
+    const count = blockCounts[i]!;
+    documents.push(withLazyBlocks(s, () => Array.from({ length: count }, (_, b) => storedBlock(table, first + b, names, texts))));
+    at += count;
   }
-  return { documents, blockCounts: stored.map((d) => d.blocks) };
+  return { documents, blockCounts };
 }
 
 /** A format-2 segment's keyword index: terms and lengths in memory, each term's postings read from keyword.postings when a query needs them. */

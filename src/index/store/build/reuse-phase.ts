@@ -152,7 +152,7 @@ async function openFormat2(folder: string, blocks: number): Promise<ParentSegmen
           const blocksOf = Array.from({ length: s.blocks }, (_, b): Block => {
             const i = first + b;
             const from = (i === 0 ? 0 : table.textEnds[i - 1]!) - start;
-            return { block_id: table.ids.at(i)!, block_index: table.blockIndex[i]!, section_path: names[table.section[i]!]!, text: bytes.toString('utf8', from, table.textEnds[i]! - start), token_count: table.tokens[i]!, location: blockLocation(table, i) };
+            return { block_id: table.ids.at(i)!, block_index: table.blockIndex[i]!, section_path: names(table.section[i]!), text: bytes.toString('utf8', from, table.textEnds[i]! - start), token_count: table.tokens[i]!, location: blockLocation(table, i) };
           });
           out.push({ ...s, blocks: blocksOf });
         }

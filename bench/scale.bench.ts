@@ -158,7 +158,9 @@ async function scaleAt(n: number): Promise<BenchRow[]> {
       k({ name: `${label}.hybrid_p50_ms`, value: loaded.hybridP50Ms, unit: 'ms', floor: loaded.bruteP50Ms, ratio: loaded.hybridP50Ms / loaded.bruteP50Ms }),
       k({ name: `${label}.hybrid_p95_ms (vs float32 brute-force scan, best JS loop)`, value: loaded.hybridP95Ms, unit: 'ms', floor: loaded.bruteP95Ms, ratio: loaded.hybridP95Ms / loaded.bruteP95Ms, target: '<= 0.5' }),
       k({ name: `${label}.vector_recall_at_10 (int8 + exact rescoring vs exact float32)`, value: loaded.recallAt10, unit: '', floor: 1, ratio: loaded.recallAt10, target: '>= 0.99' }),
-      k({ name: `${label}.one_book_added_ms (vs full build)`, value: added.ms, unit: 'ms', floor: full.ms, ratio: added.ms / full.ms, target: '<= 0.02' }),
+      // The issue's target is one book added to a 1M-block knowledge base: below that, a one-book build's
+      // fixed cost (1.2-1.7 s: the CLI, the manifest, the parent's segments opened) is a larger share.
+      k({ name: `${label}.one_book_added_ms (vs full build${n >= 1e6 ? '' : '; the target is at 1M'})`, value: added.ms, unit: 'ms', floor: full.ms, ratio: added.ms / full.ms, ...(n >= 1e6 ? { target: '<= 0.02' } : {}) }),
       k({ name: `${label}.one_book_added.peak_rss_MB`, value: MB(added.peakRssBytes), unit: 'MB', floor: null, ratio: null }),
       ...(stolen ? [stolen] : []),
     ];

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { isLinkList } from '../src/index/blocks/link-list';
 import { blockPriors } from '../src/index/search/block-priors';
+import { globalBlockOrder } from '../src/index/store/snapshot-store';
 import { Bm25Index } from '../src/index/search/bm25-index';
 import { buildBm25, keywordFields } from '../src/index/search/bm25-build';
 import { hybridSearch } from '../src/index/search/hybrid-search';
@@ -74,7 +75,7 @@ export function keywordRanking(set: NotesSet): (q: string, k: number) => number[
   // Fed as a build feeds it: each block's text and headings (its document's title and section path).
   const { texts, headings } = keywordFields(set.documents);
   const index = new Bm25Index(buildBm25(texts, headings));
-  const priors = blockPriors(set.documents);
+  const priors = blockPriors(set.documents, globalBlockOrder(set.documents).docRanges);
   return (q, k) => hybridSearch(index, null, q, null, k, undefined, priors).map((h) => h.block);
 }
 

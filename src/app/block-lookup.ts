@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { BlockView } from '../tools/tool';
 import type { DataDir } from '../common/data-dir';
 import { BlockLocation } from '../shared/block-location';
+import { blockOf, docIndex } from '../index/store/block-by-ref';
 import type { SnapshotLru } from '../index/store/snapshot-lru';
 import { type LoadedSnapshot, readManifest } from '../index/store/snapshot-store';
 import { openSnapshotHandle } from '../tools/snapshot-handle';
@@ -42,9 +43,10 @@ export type BlockLookup = z.infer<typeof BlockLookup>;
 /** The block in one loaded snapshot (documents are in doc_id order; blocks are few per document). */
 export function findBlock(s: LoadedSnapshot, req: BlockRequest, used: z.infer<typeof SnapshotUsed>): BlockLookup {
   const base = { snapshot_id: s.manifest.id, snapshot_used: used };
-  const doc = s.documents.find((d) => d.doc_id === req.doc_id);
+  const di = docIndex(s).get(req.doc_id);
+  const doc = di === undefined ? undefined : s.documents[di];
   if (!doc) return { found: false, ...base, reason: 'document_not_found', message: `document ${req.doc_id} is not in snapshot ${s.manifest.id} (removed from the sources, or not indexed)` };
-  const block = doc.blocks.find((b) => b.block_id === req.block_id);
+  const block = blockOf(doc, req.block_id);
   if (!block) return { found: false, ...base, reason: 'block_not_found', message: `“${doc.title}” in snapshot ${s.manifest.id} has no block ${req.block_id} (the document changed since)` };
   return {
     found: true,

@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import type { BlockLocation } from '../shared/block-location';
 import { locationLabel } from '../shared/location-label';
+import { blockByRef, docIndex } from '../index/store/block-by-ref';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
 
 /** Where a block sits, for a reader outside DocQA that wants to show or open it. */
@@ -28,24 +29,22 @@ function withoutRegions(l: BlockLocation): BlockLocation {
   return l.kind === 'page' && l.boxes ? { kind: 'page', page: l.page } : l;
 }
 
-const refIndex = new WeakMap<LoadedSnapshot, Map<string, BlockSpot>>();
-const docPaths = new WeakMap<LoadedSnapshot, Map<string, string>>();
+const spotCache = new WeakMap<LoadedSnapshot, Map<string, BlockSpot | null>>();
 
-/** Every block's spot in a snapshot by ref, made once per snapshot (snapshots are immutable). */
-function spotsOf(s: LoadedSnapshot): Map<string, BlockSpot> {
-  let m = refIndex.get(s);
-  if (!m) {
-    m = new Map();
-    for (const d of s.documents) for (const b of d.blocks) m.set(`${d.doc_id}#${b.block_id}`, { path: d.path, location: withoutRegions(b.location), location_label: locationLabel(b.location), link: spotLink(d.path, b.location) });
-    refIndex.set(s, m);
+/**
+ * The spot of the block a ref names (null: none), made when first asked for, then kept: a map of every
+ * block's spot made all of a million blocks' objects for the few a payload shows.
+ */
+function spotOf(s: LoadedSnapshot, ref: string): BlockSpot | null {
+  let m = spotCache.get(s);
+  if (!m) spotCache.set(s, (m = new Map()));
+  let spot = m.get(ref);
+  if (spot === undefined) {
+    const found = blockByRef(s, ref);
+    spot = found ? { path: found.doc.path, location: withoutRegions(found.block.location), location_label: locationLabel(found.block.location), link: spotLink(found.doc.path, found.block.location) } : null;
+    m.set(ref, spot);
   }
-  return m;
-}
-
-function pathsOf(s: LoadedSnapshot): Map<string, string> {
-  let m = docPaths.get(s);
-  if (!m) docPaths.set(s, (m = new Map(s.documents.map((d) => [d.doc_id, d.path]))));
-  return m;
+  return spot;
 }
 
 /**
@@ -54,18 +53,17 @@ function pathsOf(s: LoadedSnapshot): Map<string, string> {
  * own fields are kept as they are, in their order; the payload is not changed in place.
  */
 export function withSpots(payload: Record<string, unknown>, s: LoadedSnapshot): Record<string, unknown> {
-  const spots = spotsOf(s);
-  const paths = pathsOf(s);
+  const paths = docIndex(s);
   const item = (v: unknown): unknown => {
     if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
     const o = v as Record<string, unknown>;
     if (typeof o.ref === 'string') {
-      const spot = spots.get(o.ref);
+      const spot = spotOf(s, o.ref);
       return spot ? { ...o, ...spot } : o;
     }
     if (typeof o.doc_id === 'string') {
-      const p = paths.get(o.doc_id);
-      return p ? { ...o, path: p } : o;
+      const di = paths.get(o.doc_id);
+      return di === undefined ? o : { ...o, path: s.documents[di]!.path };
     }
     return o;
   };

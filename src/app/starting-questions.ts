@@ -50,8 +50,10 @@ function bestSection(doc: Document): Section | null {
   return best;
 }
 
-export function startingQuestions(snapshot: Pick<LoadedSnapshot, 'documents'>, lang: 'zh' | 'en', count = 4): StartingQuestion[] {
-  const docs = snapshot.documents.filter((d) => d.blocks.length > 0).map((d) => ({ d, key: order(d) }));
+export function startingQuestions(snapshot: Pick<LoadedSnapshot, 'documents' | 'docRanges'>, lang: 'zh' | 'en', count = 4): StartingQuestion[] {
+  // Blocks counted from the ranges, not read: a loaded document makes its blocks when first read (a
+  // million objects at 1M blocks, on the extension host, for the first chat).
+  const docs = snapshot.documents.filter((_, i) => snapshot.docRanges[i]![1] > snapshot.docRanges[i]![0]).map((d) => ({ d, key: order(d) }));
   docs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return docs.slice(0, count).map(({ d }, i) => {
     const s = bestSection(d);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
+import { sectionCount } from '../index/store/document-outlines';
 import { documentsOf, inBoth, plural, scopeData, summaryOf, withWords } from './step-summary';
 import { EmptyReason, type StepWords, type Tool, fold } from './tool';
 
@@ -86,8 +87,13 @@ export const listDocuments: Tool<typeof ListDocumentsInput, typeof ListDocuments
     const set = selected(input, snapshot, scope);
     if (!set) return { documents: [], total: 0, empty_reason: 'collection_empty' };
     const docs = set
-      .map((i) => snapshot.documents[i]!)
-      .map((d) => ({ doc_id: d.doc_id, title: d.title, source_label: d.source_label, aliases: d.aliases, lang: d.lang, sections: d.sections.length, blocks: d.blocks.length }))
+      .map((i) => {
+        const d = snapshot.documents[i]!;
+        // Counts without reading: d.blocks would make every listed document's blocks, d.sections read
+        // every outline from its file (at 1M blocks, 3.5 s and 0.8 s on the extension host).
+        const [start, end] = snapshot.docRanges[i]!;
+        return { doc_id: d.doc_id, title: d.title, source_label: d.source_label, aliases: d.aliases, lang: d.lang, sections: sectionCount(d), blocks: end - start };
+      })
       .sort((a, b) => cmp(a.source_label, b.source_label) || cmp(a.title, b.title) || cmp(a.doc_id, b.doc_id));
     return docs.length ? { documents: docs, total: docs.length } : { documents: [], total: 0, empty_reason: 'no_match' };
   },

@@ -62,7 +62,7 @@ export const searchBlocks: Tool<typeof SearchBlocksInput, typeof SearchBlocksOut
     // An unknown doc_id fails the whole call before anything else, an empty collection included.
     const docs = docSet(snapshot, input.doc_ids, scope);
     if (snapshot.documents.length === 0) return { mode: null, blocks: [], empty_reason: 'collection_empty' };
-    const allowed = docs === 'all' ? undefined : docMask(snapshot.docRanges, docs, snapshot.blockRefs.length);
+    const allowed = docs === 'all' ? undefined : docMask(snapshot.docRanges, docs, snapshot.docRanges.at(-1)?.[1] ?? 0);
     const keywordOnly = isKeywordOnly(snapshot) || hostKeywordOnly === true;
     let queryVector: Float32Array | null = null;
     if (!keywordOnly) {
@@ -78,7 +78,7 @@ export const searchBlocks: Tool<typeof SearchBlocksInput, typeof SearchBlocksOut
         throw new ToolFailure('upstream_unavailable', `the query could not be embedded: ${err instanceof Error ? err.message : String(err)}`, false);
       }
     }
-    const hits = hybridSearch(snapshot.bm25, keywordOnly ? null : snapshot.vectors, input.query, queryVector, SEARCH_TOP_K, allowed, blockPriors(snapshot.documents));
+    const hits = hybridSearch(snapshot.bm25, keywordOnly ? null : snapshot.vectors, input.query, queryVector, SEARCH_TOP_K, allowed, blockPriors(snapshot.documents, snapshot.docRanges));
     const blocks = hits.map((h) => blockView(snapshot, h.block));
     onTrace?.({
       tool: 'search_blocks',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
+import { blockByRef, docIndex } from '../index/store/block-by-ref';
 import { countTokens } from '../common/tokenizer';
 import type { BlockBrief, StepCounts, StepOutcome, StepScope, Words } from '../shared/step-record';
 
@@ -191,7 +192,6 @@ function tokensOfNumber(v: number): number {
  */
 export function estimateTokens(fields: Record<string, unknown>, snapshot?: LoadedSnapshot): number {
   if (!snapshot) return countTokens(JSON.stringify(fields));
-  const counts = tokenCounts(snapshot);
   const strings = stringTokens(snapshot);
   const tokensOf = (v: string) => {
     let n = strings.get(v);
@@ -205,7 +205,7 @@ export function estimateTokens(fields: Record<string, unknown>, snapshot?: Loade
   const blockItem = (item: unknown): boolean => {
     if (!item || typeof item !== 'object' || typeof (item as { ref?: unknown }).ref !== 'string') return false;
     const o = item as Record<string, unknown>;
-    const known = counts.get(o.ref as string);
+    const known = blockCounts(snapshot, o.ref as string);
     if (!known) return false;
     const keys = Object.keys(o);
     // The items of one payload share their keys: the previous item's shape is reused without a lookup.
@@ -264,15 +264,19 @@ interface BlockCounts {
   refTokens?: number;
   idTokens?: number;
 }
-const countsCache = new WeakMap<LoadedSnapshot, Map<string, BlockCounts>>();
-function tokenCounts(s: LoadedSnapshot): Map<string, BlockCounts> {
+const countsCache = new WeakMap<LoadedSnapshot, Map<string, BlockCounts | null>>();
+
+/** The counts of the block a ref names (null: no such block), worked out when first asked for, then kept. */
+function blockCounts(s: LoadedSnapshot, ref: string): BlockCounts | null {
   let m = countsCache.get(s);
-  if (!m) {
-    m = new Map();
-    for (const d of s.documents) for (const b of d.blocks) m.set(`${d.doc_id}#${b.block_id}`, { tokens: b.token_count, chars: b.text.length, blockId: b.block_id });
-    countsCache.set(s, m);
+  if (!m) countsCache.set(s, (m = new Map()));
+  let c = m.get(ref);
+  if (c === undefined) {
+    const found = blockByRef(s, ref);
+    c = found ? { tokens: found.block.token_count, chars: found.block.text.length, blockId: found.block.block_id } : null;
+    m.set(ref, c);
   }
-  return m;
+  return c;
 }
 
 export function errorPayload(code: ToolErrorCode, message: string, retryable = false): ToolPayload {
@@ -291,8 +295,24 @@ export const BlockView = z.object({
 });
 export type BlockView = z.infer<typeof BlockView>;
 
+/**
+ * [document, block] of a global block number: a binary search over the documents' ranges (a snapshot's
+ * blockRefs, a million pairs at 1M blocks, is made only for a tool that walks every block).
+ */
+function locateBlock(snapshot: LoadedSnapshot, global: number): [number, number] {
+  const ranges = snapshot.docRanges;
+  let lo = 0;
+  let hi = ranges.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (ranges[mid]![0] <= global) lo = mid;
+    else hi = mid - 1;
+  }
+  return [lo, global - ranges[lo]![0]];
+}
+
 export function blockView(snapshot: LoadedSnapshot, global: number): BlockView {
-  const [d, b] = snapshot.blockRefs[global]!;
+  const [d, b] = locateBlock(snapshot, global);
   const doc = snapshot.documents[d]!;
   const block = doc.blocks[b]!;
   return { ref: `${doc.doc_id}#${block.block_id}`, doc_id: doc.doc_id, block_id: block.block_id, doc_title: doc.title, source_label: doc.source_label, section_path: block.section_path, text: block.text };
@@ -302,8 +322,6 @@ export function blockView(snapshot: LoadedSnapshot, global: number): BlockView {
 export function fold(text: string): string {
   return text.normalize('NFC').toLowerCase();
 }
-
-const docIndexCache = new WeakMap<LoadedSnapshot, Map<string, number>>();
 
 /**
  * Document index by doc_id; every id must exist, and lie inside the question's scope when it has one,
@@ -315,8 +333,7 @@ export function resolveDocs(snapshot: LoadedSnapshot, ids: readonly string[], sc
     const outside = ids.filter((id) => !inScope.has(id));
     if (outside.length) throw new ToolFailure('scope_not_found', `doc_id ${outside.join(', ')} is outside this question's scope: the user limited it to doc_ids ${scope.join(', ')}; use those, or leave doc_ids out`);
   }
-  let byId = docIndexCache.get(snapshot);
-  if (!byId) docIndexCache.set(snapshot, (byId = new Map(snapshot.documents.map((d, i) => [d.doc_id, i]))));
+  const byId = docIndex(snapshot);
   const missing = ids.filter((id) => !byId.has(id));
   if (missing.length) throw new ToolFailure('scope_not_found', `unknown doc_id: ${missing.join(', ')}; list_documents gives the valid ids`);
   return ids.map((id) => byId.get(id)!);

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { StoreError } from '../../src/common/errors';
 import { Slicer } from '../../src/common/slicer';
 import type { Document, Section } from '../../src/shared/document';
-import { sectionsSpan } from '../../src/index/store/document-outlines';
+import { sectionCount, sectionsSpan } from '../../src/index/store/document-outlines';
 import { SEGMENT_FILES_2 } from '../../src/index/store/segment-format';
 import { readStoredDocuments } from '../../src/index/store/segment-reader';
 import { storedDocument } from '../../src/index/store/segment-writer';
@@ -46,6 +46,9 @@ describe('document outlines left in documents.jsonl', () => {
         const docs = spec.map(([title, secs], i) => document(i, title, secs.map(([t, s], k) => section(t, s, k + 1)), i % 2 ? { unread_pages: [{ page: 1, code: 'no_text', reason: title }] } : {}));
         writeLines(folder, docs);
         const loaded = await readStoredDocuments(folder, new Slicer());
+        // Counted as the line was read, the outline left in the file.
+        loaded.forEach((d, i) => assert.equal(sectionCount(d), docs[i]!.sections.length));
+        assert.ok(loaded.every((d) => Object.getOwnPropertyDescriptor(d, 'sections')?.get));
         assert.deepEqual(plain(loaded), plain(docs.map(storedDocument)));
         fs.rmSync(folder, { recursive: true, force: true });
       }),
@@ -102,6 +105,8 @@ describe('document outlines left in documents.jsonl', () => {
     };
     assert.equal(span('{"title":"a \\"sections\\":[ ]","sections":[{"t":"]}\\\\"}],"blocks":1}'), '[{"t":"]}\\\\"}]');
     assert.equal(span('{"sections":[],"blocks":0}'), '[]');
+    const line = b('{"sections":[{"a":{"b":[{}]}},{"t":"{{"},{}],"blocks":0}');
+    assert.equal(sectionsSpan(line, 0, line.length)?.[2], 3, 'the objects directly in the array');
     assert.equal(span('{"sections":null,"blocks":0}'), null);
     assert.equal(span('{"sections":[{"t":1}'), null);
     assert.equal(span('{"title":"x","blocks":0}'), null);

@@ -4,7 +4,11 @@ import { askableSection, startingQuestions } from '../../src/app/starting-questi
 import { ingestFile } from '../../src/index/ingest/ingest-file';
 import { DEFAULT_INGEST_OPTIONS } from '../../src/index/model';
 import { type Document } from '../../src/shared/document';
+import { globalBlockOrder } from '../../src/index/store/snapshot-store';
 import { fixture } from '../helpers';
+
+/** Documents with their block ranges, as a loaded snapshot has them. */
+const ranged = (documents: Document[]) => ({ documents, docRanges: globalBlockOrder(documents).docRanges });
 
 describe('starting questions: drawn from the knowledge base, in the UI language, the same for the same snapshot', () => {
   let docs: Document[] = [];
@@ -19,7 +23,7 @@ describe('starting questions: drawn from the knowledge base, in the UI language,
   });
 
   it('one question per document, about its largest askable section, scoped to that document', () => {
-    const qs = startingQuestions({ documents: docs }, 'en');
+    const qs = startingQuestions(ranged(docs), 'en');
     assert.equal(qs.length, 4);
     assert.deepEqual(new Set(qs.map((q) => q.doc_id)).size, 4, 'four different documents');
     for (const q of qs) {
@@ -36,17 +40,17 @@ describe('starting questions: drawn from the knowledge base, in the UI language,
   });
 
   it('in Chinese for a Chinese UI; the same knowledge base gives the same questions whatever the order it is listed in', () => {
-    const zh = startingQuestions({ documents: docs }, 'zh');
+    const zh = startingQuestions(ranged(docs), 'zh');
     assert.ok(zh.every((q) => /[《“]/.test(q.question) && /[？。]$/.test(q.question)), JSON.stringify(zh));
-    assert.deepEqual(startingQuestions({ documents: [...docs].reverse() }, 'zh'), zh);
-    assert.deepEqual(startingQuestions({ documents: docs }, 'en', 2), startingQuestions({ documents: docs }, 'en').slice(0, 2));
+    assert.deepEqual(startingQuestions(ranged([...docs].reverse()), 'zh'), zh);
+    assert.deepEqual(startingQuestions(ranged(docs), 'en', 2), startingQuestions(ranged(docs), 'en').slice(0, 2));
   });
 
   it('the order follows each document’s id and content (an edited note may move), never the listing order; an empty knowledge base offers nothing', () => {
     const firsts = new Set<string>();
-    for (let v = 0; v < 256; v++) firsts.add(startingQuestions({ documents: docs.map((d) => (d.doc_id === 'd1' ? { ...d, content_hash: `edit-${v}` } : d)) }, 'en', 1)[0]!.doc_id);
+    for (let v = 0; v < 256; v++) firsts.add(startingQuestions(ranged(docs.map((d) => (d.doc_id === 'd1' ? { ...d, content_hash: `edit-${v}` } : d))), 'en', 1)[0]!.doc_id);
     assert.ok(firsts.has('d1') && firsts.size > 1, `the first question's document depends on d1's content: ${[...firsts]}`);
-    assert.deepEqual(startingQuestions({ documents: [] }, 'en'), []);
+    assert.deepEqual(startingQuestions(ranged([]), 'en'), []);
   });
 
   it('generic headings and numbers are not asked about', () => {

@@ -16,13 +16,18 @@ export interface BlockPriors {
 
 const cache = new WeakMap<readonly Document[], BlockPriors>();
 
-/** The priors of a collection's blocks (one object per immutable document list, its answers remembered). */
-export function blockPriors(documents: readonly Document[]): BlockPriors {
+/**
+ * The priors of a collection's blocks (one object per immutable document list, its answers remembered).
+ * `docRanges`: each document's global block range, as a loaded snapshot has them: a loaded document
+ * makes its blocks when first read, and counting them here made every block of the collection on its
+ * first search.
+ */
+export function blockPriors(documents: readonly Document[], docRanges: ReadonlyArray<readonly [number, number]>): BlockPriors {
   let p = cache.get(documents);
   if (p) return p;
   const starts = new Array<number>(documents.length + 1);
   starts[0] = 0;
-  documents.forEach((d, i) => (starts[i + 1] = starts[i]! + d.blocks.length));
+  documents.forEach((_, i) => (starts[i + 1] = docRanges[i]![1]));
   /** The document holding a global block: a binary search over the documents' first blocks. */
   const locate = (block: number): [number, number] => {
     let lo = 0;

@@ -19,10 +19,11 @@ const BACKSLASH = 0x5c;
 
 /**
  * Where the `sections` array of the line bytes[from, to) lies: [start, end) of its `[…]`, found by
- * matching brackets outside strings; null when the line has no such key, or its value is not an array
- * closed inside the line (the caller then parses the whole line, which reports what is wrong).
+ * matching brackets outside strings, and how many objects it holds; null when the line has no such key,
+ * or its value is not an array closed inside the line (the caller then parses the whole line, which
+ * reports what is wrong).
  */
-export function sectionsSpan(bytes: Buffer, from: number, to: number): [number, number] | null {
+export function sectionsSpan(bytes: Buffer, from: number, to: number): [number, number, number] | null {
   const key = bytes.indexOf(SECTIONS_KEY, from);
   if (key < 0 || key + SECTIONS_KEY.length >= to) return null;
   let i = key + SECTIONS_KEY.length;
@@ -30,6 +31,7 @@ export function sectionsSpan(bytes: Buffer, from: number, to: number): [number, 
   if (bytes[i] !== 0x5b) return null;
   const start = i;
   let depth = 0;
+  let objects = 0;
   let inString = false;
   for (; i < to; i++) {
     const c = bytes[i]!;
@@ -37,20 +39,32 @@ export function sectionsSpan(bytes: Buffer, from: number, to: number): [number, 
       if (c === BACKSLASH) i++;
       else if (c === QUOTE) inString = false;
     } else if (c === QUOTE) inString = true;
-    else if (c === 0x5b || c === 0x7b) depth++;
-    else if ((c === 0x5d || c === 0x7d) && --depth === 0) return [start, i + 1];
+    else if (c === 0x7b) {
+      if (depth === 1) objects++;
+      depth++;
+    } else if (c === 0x5b) depth++;
+    else if ((c === 0x5d || c === 0x7d) && --depth === 0) return [start, i + 1, objects];
   }
   return null;
 }
 
 const Sections = z.array(Section);
 
+/** Each outline's section count, counted while its line was read (list_documents shows counts, not outlines). */
+const counted = new WeakMap<object, number>();
+
+/** How many sections a document has: counted at load when its outline is still in the file. */
+export function sectionCount(doc: { sections: readonly unknown[] }): number {
+  return Object.getOwnPropertyDescriptor(doc, 'sections')?.get ? (counted.get(doc) ?? doc.sections.length) : doc.sections.length;
+}
+
 /**
  * Gives `doc` a `sections` property read from bytes [offset, offset + length) of `file` on first access,
  * checked then (a damaged outline is store_corrupt naming the file), and kept as a plain property from
  * then on. Enumerable, so serialising or spreading the document gives its outline.
  */
-export function outlineFromFile(doc: object, file: string, offset: number, length: number): void {
+export function outlineFromFile(doc: object, file: string, offset: number, length: number, sections: number): void {
+  counted.set(doc, sections);
   const docId = (doc as { doc_id?: unknown }).doc_id;
   const corrupt = (what: string, cause?: unknown) => new StoreError('store_corrupt', `${file}: ${what}; rebuild the index (docqa index)`, cause ? { cause } : undefined);
   Object.defineProperty(doc, 'sections', {

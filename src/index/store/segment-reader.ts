@@ -74,7 +74,7 @@ export async function readStoredDocuments(folder: string, slicer: Slicer): Promi
       // Each line without its outline (an empty list in its place), and where the outline is in the file.
       const base = pos - bytes.length;
       const heads: string[] = [];
-      const outlines: Array<[number, number] | null> = [];
+      const outlines: Array<[number, number, number] | null> = [];
       for (let from = 0; from < end; ) {
         let to = bytes.indexOf(10, from);
         if (to < 0 || to > end) to = end;
@@ -84,7 +84,7 @@ export async function readStoredDocuments(folder: string, slicer: Slicer): Promi
         } else if (to > from) {
           const span = sectionsSpan(bytes, from, to);
           heads.push(span ? `${bytes.toString('utf8', from, span[0])}[]${bytes.toString('utf8', span[1], to)}` : bytes.toString('utf8', from, to));
-          outlines.push(span && [base + span[0], span[1] - span[0]]);
+          outlines.push(span && [base + span[0], span[1] - span[0], span[2]]);
         }
         from = to + 1;
       }
@@ -98,7 +98,7 @@ export async function readStoredDocuments(folder: string, slicer: Slicer): Promi
         const r = StoredDocument.safeParse(p);
         if (!r.success) throw corrupt(file, `a document does not match its schema (${r.error.issues[0]?.path.join('.') ?? ''})`);
         const at = outlines[i];
-        if (at) outlineFromFile(r.data, file, at[0], at[1]);
+        if (at) outlineFromFile(r.data, file, at[0], at[1], at[2]);
         out.push(r.data);
         await slicer.tick();
       }

@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import type { BlockLocation } from '../shared/block-location';
 import { locationLabel } from '../shared/location-label';
-import { blockByRef, docIndex } from '../index/store/block-by-ref';
+import { byRef, docIndex } from '../index/store/block-by-ref';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
 
 /** Where a block sits, for a reader outside DocQA that wants to show or open it. */
@@ -29,23 +29,8 @@ function withoutRegions(l: BlockLocation): BlockLocation {
   return l.kind === 'page' && l.boxes ? { kind: 'page', page: l.page } : l;
 }
 
-const spotCache = new WeakMap<LoadedSnapshot, Map<string, BlockSpot | null>>();
-
-/**
- * The spot of the block a ref names (null: none), made when first asked for, then kept: a map of every
- * block's spot made all of a million blocks' objects for the few a payload shows.
- */
-function spotOf(s: LoadedSnapshot, ref: string): BlockSpot | null {
-  let m = spotCache.get(s);
-  if (!m) spotCache.set(s, (m = new Map()));
-  let spot = m.get(ref);
-  if (spot === undefined) {
-    const found = blockByRef(s, ref);
-    spot = found ? { path: found.doc.path, location: withoutRegions(found.block.location), location_label: locationLabel(found.block.location), link: spotLink(found.doc.path, found.block.location) } : null;
-    m.set(ref, spot);
-  }
-  return spot;
-}
+/** The spot of the block a ref names (null: none), made when first asked for, then kept. */
+const spotOf = byRef((doc, b): BlockSpot => ({ path: doc.path, location: withoutRegions(b.location), location_label: locationLabel(b.location), link: spotLink(doc.path, b.location) }));
 
 /**
  * A tool payload with the spots added: each block item (an array item with a `ref`) gets its file path,

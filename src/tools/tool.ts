@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { LoadedSnapshot } from '../index/store/snapshot-store';
-import { blockByRef, docIndex } from '../index/store/block-by-ref';
+import { byRef, docIndex } from '../index/store/block-by-ref';
+import { locateBlock } from '../index/search/block-priors';
 import { countTokens } from '../common/tokenizer';
 import type { BlockBrief, StepCounts, StepOutcome, StepScope, Words } from '../shared/step-record';
 
@@ -264,20 +265,8 @@ interface BlockCounts {
   refTokens?: number;
   idTokens?: number;
 }
-const countsCache = new WeakMap<LoadedSnapshot, Map<string, BlockCounts | null>>();
-
 /** The counts of the block a ref names (null: no such block), worked out when first asked for, then kept. */
-function blockCounts(s: LoadedSnapshot, ref: string): BlockCounts | null {
-  let m = countsCache.get(s);
-  if (!m) countsCache.set(s, (m = new Map()));
-  let c = m.get(ref);
-  if (c === undefined) {
-    const found = blockByRef(s, ref);
-    c = found ? { tokens: found.block.token_count, chars: found.block.text.length, blockId: found.block.block_id } : null;
-    m.set(ref, c);
-  }
-  return c;
-}
+const blockCounts = byRef((_, b): BlockCounts => ({ tokens: b.token_count, chars: b.text.length, blockId: b.block_id }));
 
 export function errorPayload(code: ToolErrorCode, message: string, retryable = false): ToolPayload {
   return withEstimate({ error: { code, message, retryable } });
@@ -295,24 +284,9 @@ export const BlockView = z.object({
 });
 export type BlockView = z.infer<typeof BlockView>;
 
-/**
- * [document, block] of a global block number: a binary search over the documents' ranges (a snapshot's
- * blockRefs, a million pairs at 1M blocks, is made only for a tool that walks every block).
- */
-function locateBlock(snapshot: LoadedSnapshot, global: number): [number, number] {
-  const ranges = snapshot.docRanges;
-  let lo = 0;
-  let hi = ranges.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (ranges[mid]![0] <= global) lo = mid;
-    else hi = mid - 1;
-  }
-  return [lo, global - ranges[lo]![0]];
-}
-
 export function blockView(snapshot: LoadedSnapshot, global: number): BlockView {
-  const [d, b] = locateBlock(snapshot, global);
+  // Located in the documents' ranges: blockRefs (a million pairs at 1M blocks) is made only for a tool that walks every block.
+  const [d, b] = locateBlock(snapshot.docRanges, global);
   const doc = snapshot.documents[d]!;
   const block = doc.blocks[b]!;
   return { ref: `${doc.doc_id}#${block.block_id}`, doc_id: doc.doc_id, block_id: block.block_id, doc_title: doc.title, source_label: doc.source_label, section_path: block.section_path, text: block.text };

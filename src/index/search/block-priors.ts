@@ -16,6 +16,18 @@ export interface BlockPriors {
 
 const cache = new WeakMap<readonly Document[], BlockPriors>();
 
+/** [document, block within it] of a global block number: a binary search over the documents' ranges. */
+export function locateBlock(docRanges: ReadonlyArray<readonly [number, number]>, block: number): [number, number] {
+  let lo = 0;
+  let hi = docRanges.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (docRanges[mid]![0] <= block) lo = mid;
+    else hi = mid - 1;
+  }
+  return [lo, block - docRanges[lo]![0]];
+}
+
 /**
  * The priors of a collection's blocks (one object per immutable document list, its answers remembered).
  * `docRanges`: each document's global block range, as a loaded snapshot has them: a loaded document
@@ -25,20 +37,7 @@ const cache = new WeakMap<readonly Document[], BlockPriors>();
 export function blockPriors(documents: readonly Document[], docRanges: ReadonlyArray<readonly [number, number]>): BlockPriors {
   let p = cache.get(documents);
   if (p) return p;
-  const starts = new Array<number>(documents.length + 1);
-  starts[0] = 0;
-  documents.forEach((_, i) => (starts[i + 1] = docRanges[i]![1]));
-  /** The document holding a global block: a binary search over the documents' first blocks. */
-  const locate = (block: number): [number, number] => {
-    let lo = 0;
-    let hi = documents.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (starts[mid]! <= block) lo = mid;
-      else hi = mid - 1;
-    }
-    return [lo, block - starts[lo]!];
-  };
+  const locate = (block: number) => locateBlock(docRanges, block);
   // 0: not worked out yet, 1: content, 2: a link list.
   let links: Uint8Array | null = null;
   p = {
@@ -47,7 +46,7 @@ export function blockPriors(documents: readonly Document[], docRanges: ReadonlyA
       return `${d}\u0000${documents[d]!.blocks[b]!.section_path}`;
     },
     linkList(block) {
-      links ??= new Uint8Array(starts[documents.length]!);
+      links ??= new Uint8Array(docRanges.at(-1)?.[1] ?? 0);
       if (links[block] === 0) {
         const [d, b] = locate(block);
         links[block] = isLinkList(documents[d]!.blocks[b]!.text) ? 2 : 1;

@@ -25,6 +25,25 @@ export function blockOf(doc: Document, blockId: string): Block | undefined {
   return i === undefined ? undefined : doc.blocks[i];
 }
 
+/**
+ * `make` of the block a ref names, per snapshot, worked out when first asked for and then kept (null: no
+ * such block): what a payload adds to its blocks (token counts, spots) costs only the blocks it shows.
+ */
+export function byRef<T>(make: (doc: Document, block: Block) => T): (snapshot: Pick<LoadedSnapshot, 'documents'>, ref: string) => T | null {
+  const cache = new WeakMap<Pick<LoadedSnapshot, 'documents'>, Map<string, T | null>>();
+  return (snapshot, ref) => {
+    let m = cache.get(snapshot);
+    if (!m) cache.set(snapshot, (m = new Map()));
+    let v = m.get(ref);
+    if (v === undefined) {
+      const found = blockByRef(snapshot, ref);
+      v = found ? make(found.doc, found.block) : null;
+      m.set(ref, v);
+    }
+    return v;
+  };
+}
+
 /** The document and block a ref (`doc_id#block_id`) names, or null. Neither id holds a '#' (d + hex, b + hex with -n for repeats). */
 export function blockByRef(snapshot: Pick<LoadedSnapshot, 'documents'>, ref: string): { doc: Document; block: Block } | null {
   const hash = ref.indexOf('#');
